@@ -1,0 +1,71 @@
+// Chooses the kernel ISA once per process and hands out kernels by (dtype, op).
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/host/half.h"
+#include "kernels/host/reduce.h"
+
+namespace tccl {
+
+KernelIsa BestIsa() {
+  static const KernelIsa isa = [] {
+#if defined(__x86_64__) && defined(TCCL_HAVE_AVX2_KERNELS)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return KernelIsa::Avx2;
+#endif
+    return KernelIsa::Portable;
+  }();
+  return isa;
+}
+
+const char* IsaName(KernelIsa isa) { return isa == KernelIsa::Avx2 ? "avx2" : "portable"; }
+
+ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+#if defined(TCCL_HAVE_AVX2_KERNELS)
+  if (isa == KernelIsa::Avx2) return avx2::GetReduce(dt, op);
+#endif
+  (void)isa;
+  return portable::GetReduce(dt, op);
+}
+
+namespace {
+
+template <typename T>
+void DivideInt(void* dst, size_t n, int divisor) {
+  T* d = static_cast<T*>(dst);
+  for (size_t i = 0; i < n; ++i) d[i] = (T)(d[i] / (T)divisor);
+}
+
+template <typename T>
+void DivideFloat(void* dst, size_t n, int divisor) {
+  T* d = static_cast<T*>(dst);
+  const T div = (T)divisor;
+  for (size_t i = 0; i < n; ++i) d[i] = d[i] / div;
+}
+
+template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
+void Divide16(void* dst, size_t n, int divisor) {
+  uint16_t* d = static_cast<uint16_t*>(dst);
+  const float div = (float)divisor;
+  for (size_t i = 0; i < n; ++i) d[i] = Narrow(Widen(d[i]) / div);
+}
+
+}  // namespace
+
+DivideFn GetDivideFn(tcclDataType_t dt) {
+  switch (dt) {
+    case tcclInt8: return &DivideInt<int8_t>;
+    case tcclUint8: return &DivideInt<uint8_t>;
+    case tcclInt32: return &DivideInt<int32_t>;
+    case tcclUint32: return &DivideInt<uint32_t>;
+    case tcclInt64: return &DivideInt<int64_t>;
+    case tcclUint64: return &DivideInt<uint64_t>;
+    case tcclFloat32: return &DivideFloat<float>;
+    case tcclFloat64: return &DivideFloat<double>;
+    case tcclFloat16: return &Divide16<&HalfToFloat, &FloatToHalf>;
+    case tcclBfloat16: return &Divide16<&Bf16ToFloat, &FloatToBf16>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace tccl

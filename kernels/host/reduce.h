@@ -1,0 +1,41 @@
+// Host reduction kernels: plain functions over (dtype, op), chosen once per operation.
+//
+// Semantics (also in docs/kernels.md):
+//  - dst[i] = a[i] OP b[i]; dst may equal a or b (in-place), other overlap is not allowed.
+//  - Integers: sum and prod wrap modulo 2^bits; max/min exact.
+//  - float16/bfloat16: both operands widen to float32 exactly, the op runs in float32 and the result
+//    rounds back to 16 bits (nearest-even) — one rounding per binary operation.
+//  - max/min on floats: +0 is greater than -0; any NaN operand gives the canonical quiet NaN, so
+//    max and min are commutative bit for bit. sum/prod follow IEEE-754 (NaN propagates).
+//  - avg: reduction uses sum; Divide() then divides each element once by the rank count
+//    (integer division truncates toward zero; 16-bit types divide in float32 then round).
+#pragma once
+
+#include <cstddef>
+
+#include "tccl/tccl.h"
+
+namespace tccl {
+
+using ReduceFn = void (*)(void* dst, const void* a, const void* b, size_t n);
+using DivideFn = void (*)(void* dst, size_t n, int divisor);
+
+enum class KernelIsa { Portable, Avx2 };
+
+// The best ISA this CPU runs, decided once.
+KernelIsa BestIsa();
+const char* IsaName(KernelIsa isa);
+
+// avg maps to the sum kernel. Returns nullptr for invalid dtype/op.
+ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa = BestIsa());
+DivideFn GetDivideFn(tcclDataType_t dt);
+
+// Per-ISA tables, defined in reduce_portable.cc and reduce_avx2.cc.
+namespace portable {
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+}
+namespace avx2 {
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+}
+
+}  // namespace tccl

@@ -1,0 +1,129 @@
+#include "perf/perf_data.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/host/dtype.h"
+#include "kernels/host/half.h"
+
+namespace perf {
+
+namespace {
+
+uint64_t Hash(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+double FloatValue(uint64_t h, tcclRedOp_t op) {
+  if (op == tcclProd) return 1.0 + ((double)(h & 0xFF) - 128.0) / 1024.0;
+  double m = 1.0 + (double)(h & 0x3FF) / 1024.0;
+  int e = (int)((h >> 10) % 18) - 8;
+  return ((h >> 20) & 1 ? -1.0 : 1.0) * std::ldexp(m, e);
+}
+
+void Store(void* buf, size_t i, tcclDataType_t dt, uint64_t h, tcclRedOp_t op) {
+  switch (dt) {
+    case tcclInt8: case tcclUint8: static_cast<uint8_t*>(buf)[i] = (uint8_t)h; break;
+    case tcclInt32: case tcclUint32: static_cast<uint32_t*>(buf)[i] = (uint32_t)h; break;
+    case tcclInt64: case tcclUint64: static_cast<uint64_t*>(buf)[i] = h; break;
+    case tcclFloat32: static_cast<float*>(buf)[i] = (float)FloatValue(h, op); break;
+    case tcclFloat64: static_cast<double*>(buf)[i] = FloatValue(h, op); break;
+    case tcclFloat16: static_cast<uint16_t*>(buf)[i] = tccl::FloatToHalf((float)FloatValue(h, op)); break;
+    case tcclBfloat16: static_cast<uint16_t*>(buf)[i] = tccl::FloatToBf16((float)FloatValue(h, op)); break;
+    default: break;
+  }
+}
+
+double AsDouble(const void* buf, size_t i, tcclDataType_t dt) {
+  switch (dt) {
+    case tcclFloat32: return static_cast<const float*>(buf)[i];
+    case tcclFloat64: return static_cast<const double*>(buf)[i];
+    case tcclFloat16: return tccl::HalfToFloat(static_cast<const uint16_t*>(buf)[i]);
+    case tcclBfloat16: return tccl::Bf16ToFloat(static_cast<const uint16_t*>(buf)[i]);
+    default: return 0;
+  }
+}
+
+// Unit roundoff of each floating type, used for the #wrong bound.
+double Epsilon(tcclDataType_t dt) {
+  switch (dt) {
+    case tcclFloat16: return std::ldexp(1.0, -11);
+    case tcclBfloat16: return std::ldexp(1.0, -8);
+    case tcclFloat32: return std::ldexp(1.0, -24);
+    default: return std::ldexp(1.0, -53);
+  }
+}
+
+constexpr size_t kBlock = 4096;
+
+}  // namespace
+
+void FillInput(void* buf, size_t elems, size_t first, tcclDataType_t dt, tcclRedOp_t op, int rank, uint64_t seed) {
+  uint64_t base = Hash(seed ^ Hash((uint64_t)rank + 1));
+  for (size_t i = 0; i < elems; ++i) Store(buf, i, dt, Hash(base + first + i), op);
+}
+
+CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int rank,
+                        int nranks, int root, uint64_t seed) {
+  CheckResult res;
+  if (!c.hasOutput(rank, root)) return res;
+  const size_t es = tccl::DtypeSize(dt);
+  const size_t outElems = s.recvElems;
+  std::vector<std::vector<unsigned char>> inputs(c.reduces ? nranks : 1, std::vector<unsigned char>(kBlock * es));
+  std::vector<const void*> ptrs(inputs.size());
+  std::vector<unsigned char> ref(kBlock * es);
+  const bool exact = !tccl::DtypeIsFloat(dt) || op == tcclMax || op == tcclMin;
+  const unsigned char* o = static_cast<const unsigned char*>(out);
+  for (size_t j0 = 0; j0 < outElems;) {
+    Source src = c.source(rank, nranks, root, s, j0);
+    // Extend the block while the sources stay contiguous.
+    size_t n = 1;
+    while (n < kBlock && j0 + n < outElems) {
+      Source next = c.source(rank, nranks, root, s, j0 + n);
+      if (next.rank != src.rank || next.index != src.index + n) break;
+      ++n;
+    }
+    if (!c.reduces) {
+      FillInput(inputs[0].data(), n, src.index, dt, op, src.rank, seed);
+      for (size_t k = 0; k < n; ++k)
+        if (memcmp(o + (j0 + k) * es, inputs[0].data() + k * es, es) != 0) ++res.wrong, ++res.det;
+      j0 += n;
+      continue;
+    }
+    for (int q = 0; q < nranks; ++q) {
+      FillInput(inputs[q].data(), n, src.index, dt, op, q, seed);
+      ptrs[q] = inputs[q].data();
+    }
+    tcclReduceReference(ptrs.data(), nranks, ref.data(), n, dt, op);
+    for (size_t k = 0; k < n; ++k) {
+      const unsigned char* got = o + (j0 + k) * es;
+      bool same = memcmp(got, ref.data() + k * es, es) == 0;
+      res.det += !same;
+      if (exact) {
+        res.wrong += !same;
+        continue;
+      }
+      // Exact value in double (inputs have 11-bit mantissas within 2^-8..2^10: sums are exact) and
+      // the rounding bound of N-1 operations plus the final rounding and the avg division.
+      double exactVal = op == tcclProd ? 1.0 : 0.0, mag = 0;
+      for (int q = 0; q < nranks; ++q) {
+        double x = AsDouble(inputs[q].data(), k, dt);
+        if (op == tcclProd) exactVal *= x;
+        else exactVal += x, mag += std::fabs(x);
+      }
+      if (op == tcclProd) mag = std::fabs(exactVal);
+      if (op == tcclAvg) exactVal /= nranks, mag /= nranks;
+      double bound = (nranks + 2) * Epsilon(dt) * mag + 1e-300;
+      double g = AsDouble(got, 0, dt);
+      if (!(std::fabs(g - exactVal) <= bound)) ++res.wrong;
+    }
+    j0 += n;
+  }
+  return res;
+}
+
+}  // namespace perf

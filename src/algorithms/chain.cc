@@ -1,0 +1,91 @@
+// Pipelined chain broadcast and reduce. Ranks form a chain in ring order starting at the root;
+// data is cut into slices, and in each step a rank receives slice t while forwarding slice t-1, so
+// all links are busy at once after N-1 steps.
+//
+// Reduce order: the partial starts at the rank farthest from the root (root-1) and accumulates
+// towards it: (((x[root-1] + x[root-2]) + ...) + x[root]) with each rank's own value on the left.
+#include <algorithm>
+
+#include "algorithms/generators.h"
+
+namespace tccl {
+
+static int Mod(int a, int n) { return ((a % n) + n) % n; }
+
+static size_t SliceCount(size_t count, size_t sliceElems) {
+  return std::max<size_t>(1, (count + sliceElems - 1) / std::max<size_t>(1, sliceElems));
+}
+
+Schedule ChainBroadcast(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank, pos = Mod(r - a.root, N);
+  const size_t K = SliceCount(a.count, a.sliceElems);
+  auto slice = [&](size_t t) {
+    size_t b = PartStart(a.count, K, t);
+    return std::pair<size_t, size_t>(b, PartStart(a.count, K, t + 1) - b);
+  };
+  if (a.count == 0) return s;
+  if (pos == 0) {
+    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
+    if (N == 1) return s;
+    for (size_t t = 0; t < K; ++t) {
+      auto [b, n] = slice(t);
+      if (n) s.steps.push_back({{MakeSend(Mod(r + 1, N), {kSendBuf, b}, n)}});
+    }
+    return s;
+  }
+  const bool last = pos == N - 1;
+  for (size_t t = 0; t <= K; ++t) {
+    Step step;
+    if (t < K) {
+      auto [b, n] = slice(t);
+      if (n) step.ops.push_back(MakeRecv(Mod(r - 1, N), {kRecvBuf, b}, n));
+    }
+    if (t >= 1 && !last) {
+      auto [b, n] = slice(t - 1);
+      if (n) step.ops.push_back(MakeSend(Mod(r + 1, N), {kRecvBuf, b}, n));
+    }
+    if (!step.ops.empty()) s.steps.push_back(step);
+  }
+  return s;
+}
+
+Schedule ChainReduce(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank, dist = Mod(r - a.root, N);
+  if (a.count == 0) return s;
+  if (N == 1) {
+    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
+    return s;
+  }
+  const size_t K = SliceCount(a.count, a.sliceElems);
+  const size_t slot = (a.count + K - 1) / K;
+  const int toward = Mod(r - 1, N), from = Mod(r + 1, N);
+  auto begin = [&](size_t t) { return PartStart(a.count, K, t); };
+  auto len = [&](size_t t) { return PartStart(a.count, K, t + 1) - PartStart(a.count, K, t); };
+  if (dist == N - 1) {  // the far end only sends its own data
+    for (size_t t = 0; t < K; ++t)
+      if (len(t)) s.steps.push_back({{MakeSend(toward, {kSendBuf, begin(t)}, len(t))}});
+    return s;
+  }
+  if (dist == 0) {  // the root reduces into its receive buffer
+    for (size_t t = 0; t < K; ++t)
+      if (len(t))
+        s.steps.push_back({{MakeRecvReduce(from, {kRecvBuf, begin(t)}, {kSendBuf, begin(t)}, len(t))}});
+    if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});
+    return s;
+  }
+  // Middle of the chain: reduce slice t into a scratch slot while forwarding slice t-1.
+  s.scratchElems = 2 * slot;
+  for (size_t t = 0; t <= K; ++t) {
+    Step step;
+    if (t < K && len(t))
+      step.ops.push_back(MakeRecvReduce(from, {kScratchBuf, (t % 2) * slot}, {kSendBuf, begin(t)}, len(t)));
+    if (t >= 1 && len(t - 1))
+      step.ops.push_back(MakeSend(toward, {kScratchBuf, ((t - 1) % 2) * slot}, len(t - 1)));
+    if (!step.ops.empty()) s.steps.push_back(step);
+  }
+  return s;
+}
+
+}  // namespace tccl

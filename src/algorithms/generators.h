@@ -1,0 +1,27 @@
+// Schedule generators, one per algorithm. Each is a pure function of CollArgs.
+#pragma once
+
+#include "algorithms/schedule.h"
+
+namespace tccl {
+
+// ring.cc
+Schedule RingAllReduce(const CollArgs& a);
+Schedule RingReduceScatter(const CollArgs& a);
+Schedule RingAllGather(const CollArgs& a);
+// chain.cc: pipelined chain from/to the root
+Schedule ChainBroadcast(const CollArgs& a);
+Schedule ChainReduce(const CollArgs& a);
+// pairwise.cc
+Schedule PairwiseAllToAll(const CollArgs& a);
+// direct.cc: everyone sends its whole buffer to everyone, then reduces locally in canonical order
+Schedule DirectAllReduce(const CollArgs& a);
+
+// Op builders shared by the generators.
+Op MakeCopy(BufRef src, BufRef dst, size_t n);
+Op MakeDivide(BufRef dst, size_t n);
+Op MakeSend(int peer, BufRef src, size_t n);
+Op MakeRecv(int peer, BufRef dst, size_t n);
+Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n);
+
+}  // namespace tccl

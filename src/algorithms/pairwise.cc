@@ -1,0 +1,34 @@
+// Pairwise-exchange all-to-all: in step k (1..N-1) rank r sends its block for r+k and receives
+// the block from r-k, so every rank talks to exactly one peer in each direction per step.
+#include <algorithm>
+
+#include "algorithms/generators.h"
+
+namespace tccl {
+
+Schedule PairwiseAllToAll(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank;
+  const size_t c = a.count;
+  if (c == 0) return s;
+  // In place, the outgoing blocks would be overwritten by incoming ones: send from a snapshot.
+  int source = kSendBuf;
+  if (a.inPlace) {
+    s.scratchElems = c * N;
+    s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, c * N)}});
+    source = kScratchBuf;
+  }
+  if (!a.inPlace) s.steps.push_back({{MakeCopy({source, r * c}, {kRecvBuf, r * c}, c)}});
+  const size_t K = std::max<size_t>(1, (c + a.sliceElems - 1) / std::max<size_t>(1, a.sliceElems));
+  for (int k = 1; k < N; ++k) {
+    int to = (r + k) % N, from = (r - k + N) % N;
+    for (size_t t = 0; t < K; ++t) {
+      size_t b = PartStart(c, K, t), n = PartStart(c, K, t + 1) - b;
+      if (n)
+        s.steps.push_back({{MakeSend(to, {source, to * c + b}, n), MakeRecv(from, {kRecvBuf, from * c + b}, n)}});
+    }
+  }
+  return s;
+}
+
+}  // namespace tccl

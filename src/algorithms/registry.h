@@ -1,0 +1,29 @@
+// The table of algorithms (name, collective, generator, description) and the one function that
+// picks an algorithm for a call. `TCCL_ALGO` narrows the choice (see algo_filter.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "algorithms/algo_filter.h"
+#include "algorithms/schedule.h"
+#include "core/status.h"
+
+namespace tccl {
+
+using Generator = Schedule (*)(const CollArgs&);
+
+struct AlgorithmInfo {
+  const char* name;
+  CollKind coll;
+  Generator generate;
+  bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md
+  const char* description;
+};
+
+const std::vector<AlgorithmInfo>& AllAlgorithms();
+
+// The algorithm for this call, honouring the filter; an error if the filter excludes them all.
+Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const AlgorithmInfo** out);
+
+}  // namespace tccl

@@ -1,0 +1,72 @@
+// Algorithms are data (SPEC section 9): a generator turns (collective, N, rank, count, dtype,
+// chunking) into a per-rank Schedule — a list of Steps, each a set of Ops that may progress
+// concurrently. One executor (src/exec/executor) runs schedules over any transport, and one
+// simulator (src/exec/simulator) runs them with no transport to check them for any N.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tccl/tccl.h"
+
+namespace tccl {
+
+// Buffers an op can name. Send/Recv are the user's buffers, Scratch is per-operation temporary
+// memory of Schedule::scratchElems elements; p2p ops name extra user buffers kUserBuf + i.
+enum : int { kSendBuf = 0, kRecvBuf = 1, kScratchBuf = 2, kUserBuf = 3 };
+
+struct BufRef {
+  int buf = kSendBuf;
+  size_t offset = 0;  // in elements
+};
+
+enum class OpKind {
+  Send,        // send `count` elements at src to peer
+  Recv,        // receive `count` elements from peer into dst
+  RecvReduce,  // dst = src OP incoming-from-peer (src may equal dst)
+  Copy,        // dst = src, locally
+  Divide,      // dst /= nranks (avg)
+  TreeReduce,  // dst = canonical-order reduction of nranks inputs: input i is at
+               //   src + i*stride for i != rank, and at `own` for i == rank
+};
+
+struct Op {
+  OpKind kind = OpKind::Copy;
+  int peer = -1;
+  BufRef src, dst, own;
+  size_t count = 0;
+  size_t stride = 0;
+};
+
+struct Step {
+  std::vector<Op> ops;
+};
+
+struct Schedule {
+  std::vector<Step> steps;
+  size_t scratchElems = 0;
+};
+
+enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, AllToAll };
+const char* CollName(CollKind k);
+
+// What every rank of one collective call knows; schedules are a pure function of it.
+struct CollArgs {
+  CollKind kind = CollKind::AllReduce;
+  int nranks = 1;
+  int rank = 0;
+  size_t count = 0;      // per the C API: all-gather sendcount, reduce-scatter recvcount, ...
+  size_t elemSize = 4;
+  tcclRedOp_t op = tcclSum;
+  int root = 0;
+  bool inPlace = false;
+  size_t sliceElems = 1 << 15;  // pipelining slice
+};
+
+// Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).
+inline size_t PartStart(size_t total, size_t parts, size_t i) {
+  return (size_t)((unsigned __int128)total * i / parts);
+}
+
+}  // namespace tccl

@@ -1,0 +1,218 @@
+// C API: collectives, point-to-point, groups. Each entry validates its arguments completely before
+// anything runs, so a bad call changes nothing and leaves the communicator usable.
+#include <cstdint>
+
+#include "api/handles.h"
+#include "comm/group.h"
+#include "kernels/host/dtype.h"
+
+using namespace tccl;
+
+namespace {
+
+bool Overlap(const void* a, size_t an, const void* b, size_t bn) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+struct Call {
+  explicit Call(const char* name) : fn(name) {}
+  const char* fn;
+  std::shared_ptr<Communicator> comm;
+  HostStream* stream = nullptr;
+  size_t es = 0;
+};
+
+Status Begin(Call& c, tcclComm_t comm, tcclStream_t stream, tcclDataType_t dt, size_t count, size_t multiple) {
+  TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
+  if (c.comm->aborted()) return InvalidUsage("%s: the communicator was aborted", c.fn);
+  TCCL_RETURN_IF_ERROR(CheckStream(stream, c.fn, &c.stream));
+  if (!ValidDtype(dt)) return InvalidArgument("%s: datatype %d is not a tcclDataType_t", c.fn, (int)dt);
+  c.es = DtypeSize(dt);
+  if (count > (SIZE_MAX / 4) / (c.es * multiple))
+    return InvalidArgument("%s: count %zu overflows the byte size of the buffers", c.fn, count);
+  return Status::Ok();
+}
+
+Status CheckOp(const Call& c, tcclRedOp_t op) {
+  if (!ValidOp(op)) return InvalidArgument("%s: reduction op %d is not a tcclRedOp_t", c.fn, (int)op);
+  return Status::Ok();
+}
+
+Status CheckRoot(const Call& c, int root) {
+  if (root < 0 || root >= c.comm->nranks())
+    return InvalidArgument("%s: root %d is outside [0, %d)", c.fn, root, c.comm->nranks());
+  return Status::Ok();
+}
+
+Status NeedBuf(const Call& c, const void* p, const char* name, size_t count) {
+  if (count && !p) return InvalidArgument("%s: %s is NULL", c.fn, name);
+  return Status::Ok();
+}
+
+// Runs now (NULL stream), enqueues on a host stream, or joins the current group.
+Status Submit(const Call& c, const CollArgs& a, tcclDataType_t dt, const void* send, void* recv) {
+  auto comm = c.comm;
+  auto run = [comm, a, dt, send, recv] { return comm->RunCollective(a, dt, send, recv); };
+  if (InGroup()) {
+    GroupAddCollective(comm, c.stream, run);
+    return Status::Ok();
+  }
+  if (c.stream) {
+    c.stream->Enqueue(run);
+    return Status::Ok();
+  }
+  return run();
+}
+
+CollArgs Args(CollKind k, size_t count, tcclRedOp_t op, int root, bool inPlace) {
+  CollArgs a;
+  a.kind = k;
+  a.count = count;
+  a.op = op;
+  a.root = root;
+  a.inPlace = inPlace;
+  return a;
+}
+
+}  // namespace
+
+extern "C" {
+
+tcclResult_t tcclAllReduce(const void* sendbuff, void* recvbuff, size_t count, tcclDataType_t dt, tcclRedOp_t op,
+                           tcclComm_t comm, tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclAllReduce");
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(CheckOp(c, op));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", count));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", count));
+    bool inPlace = sendbuff == recvbuff;
+    if (!inPlace && Overlap(sendbuff, count * c.es, recvbuff, count * c.es))
+      return InvalidArgument("tcclAllReduce: sendbuff and recvbuff overlap without being equal");
+    return Submit(c, Args(CollKind::AllReduce, count, op, 0, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+tcclResult_t tcclBroadcast(const void* sendbuff, void* recvbuff, size_t count, tcclDataType_t dt, int root,
+                           tcclComm_t comm, tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclBroadcast");
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(CheckRoot(c, root));
+    bool isRoot = c.comm->rank() == root;
+    if (isRoot) TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff (on the root)", count));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", count));
+    bool inPlace = !isRoot || sendbuff == recvbuff;
+    if (isRoot && !inPlace && Overlap(sendbuff, count * c.es, recvbuff, count * c.es))
+      return InvalidArgument("tcclBroadcast: sendbuff and recvbuff overlap without being equal");
+    return Submit(c, Args(CollKind::Broadcast, count, tcclSum, root, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+tcclResult_t tcclReduce(const void* sendbuff, void* recvbuff, size_t count, tcclDataType_t dt, tcclRedOp_t op, int root,
+                        tcclComm_t comm, tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclReduce");
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(CheckOp(c, op));
+    TCCL_RETURN_IF_ERROR(CheckRoot(c, root));
+    bool isRoot = c.comm->rank() == root;
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", count));
+    if (isRoot) TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff (on the root)", count));
+    bool inPlace = sendbuff == recvbuff;
+    if (isRoot && !inPlace && Overlap(sendbuff, count * c.es, recvbuff, count * c.es))
+      return InvalidArgument("tcclReduce: sendbuff and recvbuff overlap without being equal");
+    return Submit(c, Args(CollKind::Reduce, count, op, root, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+tcclResult_t tcclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount, tcclDataType_t dt, tcclComm_t comm,
+                           tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclAllGather");
+    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, sendcount, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", sendcount));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", sendcount));
+    size_t bytes = sendcount * c.es, N = (size_t)c.comm->nranks();
+    bool inPlace = sendbuff == static_cast<char*>(recvbuff) + c.comm->rank() * bytes;
+    if (!inPlace && Overlap(sendbuff, bytes, recvbuff, N * bytes))
+      return InvalidArgument("tcclAllGather: sendbuff overlaps recvbuff but is not recvbuff + rank*sendcount");
+    return Submit(c, Args(CollKind::AllGather, sendcount, tcclSum, 0, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+tcclResult_t tcclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount, tcclDataType_t dt,
+                               tcclRedOp_t op, tcclComm_t comm, tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclReduceScatter");
+    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, recvcount, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(CheckOp(c, op));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", recvcount));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", recvcount));
+    size_t bytes = recvcount * c.es, N = (size_t)c.comm->nranks();
+    bool inPlace = recvbuff == static_cast<const char*>(sendbuff) + c.comm->rank() * bytes;
+    if (!inPlace && Overlap(sendbuff, N * bytes, recvbuff, bytes))
+      return InvalidArgument("tcclReduceScatter: recvbuff overlaps sendbuff but is not sendbuff + rank*recvcount");
+    return Submit(c, Args(CollKind::ReduceScatter, recvcount, op, 0, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+tcclResult_t tcclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, tcclDataType_t dt, tcclComm_t comm,
+                          tcclStream_t stream) {
+  return ApiCall([&]() -> Status {
+    Call c("tcclAlltoAll");
+    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", count));
+    TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", count));
+    size_t total = count * c.es * (size_t)c.comm->nranks();
+    bool inPlace = sendbuff == recvbuff;
+    if (!inPlace && Overlap(sendbuff, total, recvbuff, total))
+      return InvalidArgument("tcclAlltoAll: sendbuff and recvbuff overlap without being equal");
+    return Submit(c, Args(CollKind::AllToAll, count, tcclSum, 0, inPlace), dt, sendbuff, recvbuff);
+  });
+}
+
+static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, tcclDataType_t dt, int peer,
+                           tcclComm_t comm, tcclStream_t stream) {
+  Call c(fn);
+  TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+  if (peer < 0 || peer >= c.comm->nranks())
+    return InvalidArgument("%s: peer %d is outside [0, %d)", fn, peer, c.comm->nranks());
+  TCCL_RETURN_IF_ERROR(NeedBuf(c, buf, send ? "sendbuff" : "recvbuff", count));
+  P2POp op{send, peer, buf, count * c.es};
+  if (InGroup()) {
+    GroupAddP2P(c.comm, c.stream, op);
+    return Status::Ok();
+  }
+  auto comm2 = c.comm;
+  auto run = [comm2, op] { return comm2->RunP2P({op}); };
+  if (c.stream) {
+    c.stream->Enqueue(run);
+    return Status::Ok();
+  }
+  return run();
+}
+
+tcclResult_t tcclSend(const void* sendbuff, size_t count, tcclDataType_t dt, int peer, tcclComm_t comm,
+                      tcclStream_t stream) {
+  return ApiCall([&] { return PointToPoint("tcclSend", true, const_cast<void*>(sendbuff), count, dt, peer, comm, stream); });
+}
+
+tcclResult_t tcclRecv(void* recvbuff, size_t count, tcclDataType_t dt, int peer, tcclComm_t comm, tcclStream_t stream) {
+  return ApiCall([&] { return PointToPoint("tcclRecv", false, recvbuff, count, dt, peer, comm, stream); });
+}
+
+tcclResult_t tcclGroupStart(void) {
+  return ApiCall([] {
+    GroupStart();
+    return Status::Ok();
+  });
+}
+
+tcclResult_t tcclGroupEnd(void) { return ApiCall([] { return GroupEnd(); }); }
+
+}  // extern "C"

@@ -1,0 +1,34 @@
+// Per-communicator bootstrap collectives over the store: all-gather of small records and barrier.
+// Keys are namespaced by the communicator id so communicators sharing a store never collide.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bootstrap/store_client.h"
+
+namespace tccl {
+
+class Bootstrap {
+ public:
+  Bootstrap(std::shared_ptr<StoreClient> store, std::string ns, int rank, int nranks,
+            double timeoutSec)
+      : store_(std::move(store)), ns_(std::move(ns)), rank_(rank), nranks_(nranks),
+        timeoutSec_(timeoutSec) {}
+
+  Status AllGather(const std::string& mine, std::vector<std::string>* all);
+  Status Barrier();
+
+  const std::shared_ptr<StoreClient>& store() const { return store_; }
+  const std::string& ns() const { return ns_; }
+
+ private:
+  std::shared_ptr<StoreClient> store_;
+  std::string ns_;
+  int rank_, nranks_;
+  double timeoutSec_;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace tccl

@@ -1,0 +1,196 @@
+#include "bootstrap/store_server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/store_protocol.h"
+#include "core/log.h"
+
+namespace tccl {
+
+namespace {
+
+// A client that has not authenticated within this time is dropped, so half-open or hostile
+// connections (slow-loris) cannot pin server resources.
+constexpr double kHelloDeadlineSec = 10.0;
+
+struct Client {
+  int fd = -1;
+  bool authed = false;
+  double connectedAt = 0;
+  std::string in;
+  std::string out;
+};
+
+class StoreServer {
+ public:
+  StoreServer(int listenFd, const uint8_t secret[16]) : listenFd_(listenFd) {
+    memcpy(secret_, secret, 16);
+  }
+
+  void Run() {
+    bool hadClient = false;
+    for (;;) {
+      std::vector<pollfd> pfds;
+      pfds.push_back({listenFd_, POLLIN, 0});
+      for (auto& c : clients_)
+        pfds.push_back({c->fd, (short)(POLLIN | (c->out.empty() ? 0 : POLLOUT)), 0});
+      int rc = poll(pfds.data(), pfds.size(), 1000);
+      if (rc < 0 && errno != EINTR) break;
+      if (pfds[0].revents & POLLIN) AcceptOne();
+      for (size_t i = 1; i < pfds.size(); ++i) {
+        Client& c = *clients_[i - 1];
+        if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) ReadFrom(c);
+        if (c.fd >= 0 && (pfds[i].revents & POLLOUT)) Flush(c);
+      }
+      double now = NowSeconds();
+      for (auto& c : clients_)
+        if (c->fd >= 0 && !c->authed && now - c->connectedAt > kHelloDeadlineSec) Drop(*c, "no hello");
+      size_t authed = 0;
+      std::vector<std::unique_ptr<Client>> alive;
+      for (auto& c : clients_) {
+        if (c->fd < 0) continue;
+        authed += c->authed;
+        alive.push_back(std::move(c));
+      }
+      clients_.swap(alive);
+      hadClient = hadClient || authed > 0;
+      if (hadClient && authed == 0) break;
+    }
+    close(listenFd_);
+    for (auto& c : clients_) close(c->fd);
+    TCCL_INFO(kLogBoot, "bootstrap store stopped (%zu keys)", kv_.size());
+  }
+
+ private:
+  void AcceptOne() {
+    int fd = accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    auto c = std::make_unique<Client>();
+    c->fd = fd;
+    c->connectedAt = NowSeconds();
+    clients_.push_back(std::move(c));
+  }
+
+  void Drop(Client& c, const char* why) {
+    TCCL_INFO(kLogBoot, "bootstrap store drops a connection: %s", why);
+    close(c.fd);
+    c.fd = -1;
+  }
+
+  void ReadFrom(Client& c) {
+    char buf[65536];
+    for (;;) {
+      ssize_t n = recv(c.fd, buf, sizeof(buf), 0);
+      if (n > 0) {
+        c.in.append(buf, (size_t)n);
+        if (c.in.size() > kStoreMaxValue + kStoreMaxKey + 64) return Drop(c, "oversized message");
+        continue;
+      }
+      if (n == 0) return Drop(c, "closed");
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EINTR) continue;
+      return Drop(c, "read error");
+    }
+    Parse(c);
+  }
+
+  void Parse(Client& c) {
+    size_t pos = 0;
+    if (!c.authed) {
+      if (c.in.size() < sizeof(StoreHello)) return;
+      StoreHello h;
+      memcpy(&h, c.in.data(), sizeof(h));
+      if (h.magic != StoreHello::kMagic || memcmp(h.secret, secret_, 16) != 0) {
+        TCCL_WARN(kLogBoot, "bootstrap store refused a connection with a wrong magic or secret");
+        return Drop(c, "bad hello");
+      }
+      c.authed = true;
+      c.out.push_back('\1');
+      pos = sizeof(StoreHello);
+    }
+    while (c.in.size() - pos >= sizeof(StoreRequest)) {
+      StoreRequest r;
+      memcpy(&r, c.in.data() + pos, sizeof(r));
+      if (r.keyLen == 0 || r.keyLen > kStoreMaxKey || r.valLen > kStoreMaxValue ||
+          (r.op != (uint32_t)StoreOp::Set && r.op != (uint32_t)StoreOp::Get))
+        return Drop(c, "malformed request");
+      size_t need = sizeof(r) + r.keyLen + r.valLen;
+      if (c.in.size() - pos < need) break;
+      std::string key = c.in.substr(pos + sizeof(r), r.keyLen);
+      if (r.op == (uint32_t)StoreOp::Set) {
+        kv_[key] = c.in.substr(pos + sizeof(r) + r.keyLen, r.valLen);
+        Answer(key);
+      } else {
+        waiters_.emplace(key, c.fd);
+        Answer(key);
+      }
+      pos += need;
+    }
+    c.in.erase(0, pos);
+    Flush(c);
+  }
+
+  // Replies to every waiter of `key` if the key exists.
+  void Answer(const std::string& key) {
+    auto it = kv_.find(key);
+    if (it == kv_.end()) return;
+    auto range = waiters_.equal_range(key);
+    for (auto w = range.first; w != range.second; ++w) {
+      for (auto& c : clients_) {
+        if (c->fd != w->second) continue;
+        uint32_t len = (uint32_t)it->second.size();
+        c->out.append(reinterpret_cast<const char*>(&len), 4);
+        c->out.append(it->second);
+        Flush(*c);
+      }
+    }
+    waiters_.erase(range.first, range.second);
+  }
+
+  void Flush(Client& c) {
+    while (c.fd >= 0 && !c.out.empty()) {
+      ssize_t n = send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        c.out.erase(0, (size_t)n);
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      return Drop(c, "write error");
+    }
+  }
+
+  int listenFd_;
+  uint8_t secret_[16];
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::map<std::string, std::string> kv_;
+  std::multimap<std::string, int> waiters_;
+};
+
+}  // namespace
+
+Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound) {
+  int fd = -1;
+  TCCL_RETURN_IF_ERROR(Listen(bindIp, port, &fd, bound));
+  SetNonBlocking(fd);
+  auto server = std::make_shared<StoreServer>(fd, secret);
+  try {
+    std::thread([server] { server->Run(); }).detach();
+  } catch (const std::exception& e) {
+    close(fd);
+    return SystemError("cannot start the bootstrap store thread: %s", e.what());
+  }
+  TCCL_INFO(kLogBoot, "bootstrap store listening on %s", bound->ToString().c_str());
+  return Status::Ok();
+}
+
+}  // namespace tccl

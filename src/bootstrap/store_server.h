@@ -1,0 +1,16 @@
+// The bootstrap rendezvous: a small key-value store served by one thread in the process that made
+// the unique id (or rank 0 of a launcher job). Ranks put their addresses in it and wait for each
+// other's; a Get blocks until the key exists. The thread exits once every authenticated client
+// has connected and gone again.
+#pragma once
+
+#include <cstdint>
+
+#include "core/socket.h"
+
+namespace tccl {
+
+// Starts a server thread listening on ip:port (port 0: any free port). Returns the bound address.
+Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound);
+
+}  // namespace tccl

@@ -1,0 +1,300 @@
+#include "comm/communicator.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "algorithms/registry.h"
+#include "config/params.h"
+#include "core/log.h"
+#include "kernels/host/dtype.h"
+#include "topology/host_id.h"
+#include "transports/tcp/tcp_transport.h"
+
+namespace tccl {
+
+namespace {
+
+std::string SerializePeer(const PeerInfo& p, int nranks) {
+  std::ostringstream o;
+  o << p.rank << '\n' << p.pid << '\n' << nranks << '\n' << p.hostId << '\n' << p.hostName << '\n' << p.tcpAddr;
+  return o.str();
+}
+
+bool ParsePeer(const std::string& s, PeerInfo* p, int* nranks) {
+  std::istringstream in(s);
+  std::string rank, pid, n;
+  if (!std::getline(in, rank) || !std::getline(in, pid) || !std::getline(in, n) ||
+      !std::getline(in, p->hostId) || !std::getline(in, p->hostName) || !std::getline(in, p->tcpAddr))
+    return false;
+  p->rank = atoi(rank.c_str());
+  p->pid = atoi(pid.c_str());
+  *nranks = atoi(n.c_str());
+  return true;
+}
+
+uint64_t Mix(uint64_t x) {  // splitmix64 finaliser: derives child communicator ids
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::string Hex(uint64_t v) {
+  char b[20];
+  snprintf(b, sizeof(b), "%016llx", (unsigned long long)v);
+  return b;
+}
+
+}  // namespace
+
+Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
+  CommSettings s;
+  s.timeoutSec = (double)ParamInt("TIMEOUT");
+  std::string det = ParamString("DETERMINISM");
+  if (det == "strict") s.determinism = tcclDeterminismStrict;
+  else if (det == "run") s.determinism = tcclDeterminismRun;
+  else return InvalidArgument("TCCL_DETERMINISM='%s' is not one of strict, run", det.c_str());
+  if (config) {
+    if (config->magic != TCCL_CONFIG_MAGIC || config->size < offsetof(tcclConfig_t, commName))
+      return InvalidArgument("tcclConfig_t was not initialised with TCCL_CONFIG_INITIALIZER");
+    if (config->timeoutSec != TCCL_CONFIG_UNDEF_INT) {
+      if (config->timeoutSec <= 0) return InvalidArgument("config timeoutSec must be positive, got %d", config->timeoutSec);
+      s.timeoutSec = config->timeoutSec;
+    }
+    if (config->determinism != TCCL_CONFIG_UNDEF_INT) {
+      if (config->determinism != tcclDeterminismStrict && config->determinism != tcclDeterminismRun)
+        return InvalidArgument("config determinism %d is not a tcclDeterminism_t", config->determinism);
+      s.determinism = (tcclDeterminism_t)config->determinism;
+    }
+    if (config->blocking != TCCL_CONFIG_UNDEF_INT && config->blocking != 0 && config->blocking != 1)
+      return InvalidArgument("config blocking must be 0 or 1, got %d", config->blocking);
+    if (config->size >= sizeof(tcclConfig_t) && config->commName) s.name = config->commName;
+  }
+  if (s.timeoutSec <= 0) return InvalidArgument("TCCL_TIMEOUT must be a positive number of seconds");
+  *out = s;
+  return Status::Ok();
+}
+
+Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16],
+                            int rank, int nranks, const CommSettings& settings,
+                            std::unique_ptr<Communicator>* out) {
+  std::unique_ptr<Communicator> c(new Communicator());
+  c->rank_ = rank;
+  c->nranks_ = nranks;
+  c->commId_ = commId;
+  c->settings_ = settings;
+  if (c->settings_.name.empty()) c->settings_.name = Hex(commId).substr(0, 8);
+  auto boot = std::make_unique<Bootstrap>(std::move(store), "c" + Hex(commId), rank, nranks, settings.timeoutSec);
+  TCCL_RETURN_IF_ERROR(c->Setup(std::move(boot), secret));
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]) {
+  boot_ = std::move(boot);
+  memcpy(secret_, secret, 16);
+  TCCL_RETURN_IF_ERROR(ParseAlgoFilter(ParamString("ALGO"), &filter_));
+  int64_t slice = ParamInt("CHUNK_BYTES");
+  if (slice < 64) return InvalidArgument("TCCL_CHUNK_BYTES=%lld is below the minimum of 64", (long long)slice);
+  sliceBytes_ = (size_t)slice;
+  const Deadline deadline = Deadline::After(settings_.timeoutSec);
+
+  // Listen for TCP peers on the address that reaches the bootstrap root.
+  int listenFd = -1;
+  SockAddr bound;
+  uint32_t ip = ParamString("SOCKET_ADDR").empty() ? boot_->store()->LocalIp() : DefaultLocalIp();
+  TCCL_RETURN_IF_ERROR(Listen(ip, 0, &listenFd, &bound));
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{listenFd};
+
+  PeerInfo me{rank_, (int)getpid(), HostId(), HostName(), bound.ToString()};
+  std::vector<std::string> all;
+  TCCL_RETURN_IF_ERROR(boot_->AllGather(SerializePeer(me, nranks_), &all));
+  peers_.resize(nranks_);
+  for (int r = 0; r < nranks_; ++r) {
+    int theirN = 0;
+    if (!ParsePeer(all[r], &peers_[r], &theirN) || peers_[r].rank != r)
+      return InternalError("bootstrap record of rank %d is malformed", r);
+    if (theirN != nranks_)
+      return InvalidUsage("rank %d (host %s, pid %d) joined with nranks=%d but this rank has nranks=%d", r,
+                          peers_[r].hostName.c_str(), peers_[r].pid, theirN, nranks_);
+  }
+
+  // Ranks that share this host talk over shared memory, the others over TCP.
+  const bool shmOff = ParamBool("SHM_DISABLE");
+  std::vector<int> local, remote;
+  for (int r = 0; r < nranks_; ++r) {
+    bool sameHost = peers_[r].hostId == me.hostId && (!shmOff || r == rank_);
+    (sameHost ? local : remote).push_back(r);
+  }
+  std::string segName = "/tccl-" + Hex(commId_) + "-" + std::to_string(local.front());
+  TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, local, rank_, (size_t)ParamInt("SHM_RING_BYTES"), &shm_));
+
+  TcpSetup tcp;
+  tcp.me = rank_;
+  tcp.commId = commId_;
+  memcpy(tcp.secret, secret_, 16);
+  tcp.listenFd = listenFd;
+  tcp.peers = peers_;
+  tcp.remote = remote;
+  std::map<int, std::unique_ptr<Connection>> tcpConns;
+  TCCL_RETURN_IF_ERROR(ConnectTcpPeers(tcp, deadline, &tcpConns));
+
+  conns_.resize(nranks_);
+  for (int r : local)
+    if (r != rank_) conns_[r] = shm_->ConnectionTo(r, DescribePeer(r));
+  for (auto& [r, c] : tcpConns) conns_[r] = std::move(c);
+
+  int cores = UsableCores();
+  bool oversubscribed = (int)local.size() > cores;
+  waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,
+                                     (int)ParamInt("SPIN_US"), (int)ParamInt("YIELD_US"));
+  TCCL_RETURN_IF_ERROR(boot_->Barrier());
+
+  if (rank_ == 0 || LogEnabled(LogLevel::Info, kLogInit)) {
+    const char* det = settings_.determinism == tcclDeterminismStrict ? "strict" : "run";
+    TCCL_INFO(kLogInit,
+              "tccl %d.%d.%d init: %s rank %d nranks %d, memory domain host, transports shm:%zu tcp:%zu, "
+              "determinism %s, kernels %s, %d cores%s, timeout %.0f s",
+              TCCL_MAJOR, TCCL_MINOR, TCCL_PATCH, Describe().c_str(), rank_, nranks_, local.size() - 1,
+              remote.size(), det, IsaName(BestIsa()), cores, oversubscribed ? " (oversubscribed: no spinning)" : "",
+              settings_.timeoutSec);
+  }
+  return Status::Ok();
+}
+
+Communicator::~Communicator() = default;
+
+std::string Communicator::DescribePeer(int r) const {
+  if (r < 0 || r >= (int)peers_.size()) return "rank " + std::to_string(r);
+  const PeerInfo& p = peers_[r];
+  return "rank " + std::to_string(r) + " (host " + p.hostName + ", pid " + std::to_string(p.pid) + ")";
+}
+
+std::string Communicator::Describe() const {
+  return "comm '" + settings_.name + "' (rank " + std::to_string(rank_) + " of " + std::to_string(nranks_) + ")";
+}
+
+void Communicator::SetAsyncError(const Status& st) {
+  tcclResult_t expected = tcclSuccess;
+  if (!st.ok()) asyncError_.compare_exchange_strong(expected, st.code());
+}
+
+Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
+                             const std::string& what) {
+  ExecKernels k;
+  k.elemSize = DtypeSize(dt);
+  k.reduce = GetReduceFn(dt, op);
+  k.divide = GetDivideFn(dt);
+  size_t need = s.scratchElems * k.elemSize;
+  if (scratch_.size() < need) scratch_.resize(need);
+  bufs[kScratchBuf] = scratch_.data();
+  ExecEnv env;
+  env.rank = rank_;
+  env.nranks = nranks_;
+  env.waiter = waiter_.get();
+  env.aborted = &aborted_;
+  env.timeoutSec = settings_.timeoutSec;
+  env.describePeer = [this](int r) { return DescribePeer(r); };
+  env.conns.resize(nranks_);
+  for (int r = 0; r < nranks_; ++r) env.conns[r] = conns_[r].get();
+  Status st = tccl::Execute(s, bufs, k, env, what);
+  if (!st.ok()) {
+    TCCL_WARN(kLogColl, "%s: %s", Describe().c_str(), st.message().c_str());
+    SetAsyncError(st);
+  }
+  return st;
+}
+
+Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const void* send, void* recv) {
+  std::lock_guard<std::mutex> g(opMutex_);
+  if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
+  CollArgs a = in;
+  a.rank = rank_;
+  a.nranks = nranks_;
+  a.elemSize = DtypeSize(dt);
+  a.sliceElems = std::max<size_t>(1, sliceBytes_ / a.elemSize);
+  const AlgorithmInfo* alg = nullptr;
+  TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &alg));
+  Schedule s = alg->generate(a);
+  uint64_t seq = seq_++;
+  std::string what = std::string(CollName(a.kind)) + " #" + std::to_string(seq) + " (" + std::to_string(a.count) +
+                     " x " + DtypeName(dt) + ", " + alg->name + ") on " + Describe();
+  TCCL_TRACE(kLogColl, "%s: %zu steps", what.c_str(), s.steps.size());
+  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, what);
+}
+
+Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
+  std::lock_guard<std::mutex> g(opMutex_);
+  if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
+  Schedule s;
+  Step step, copies;
+  std::vector<void*> bufs = {nullptr, nullptr, nullptr};
+  std::vector<const P2POp*> selfSends, selfRecvs;
+  for (const P2POp& op : ops) {
+    if (op.peer == rank_) {
+      (op.send ? selfSends : selfRecvs).push_back(&op);
+      continue;
+    }
+    Op o;
+    o.kind = op.send ? OpKind::Send : OpKind::Recv;
+    o.peer = op.peer;
+    (op.send ? o.src : o.dst) = {(int)bufs.size(), 0};
+    o.count = op.bytes;
+    bufs.push_back(op.buf);
+    step.ops.push_back(o);
+  }
+  if (selfSends.size() != selfRecvs.size())
+    return InvalidUsage("%s: a group has %zu send(s) to self but %zu receive(s) from self", Describe().c_str(),
+                        selfSends.size(), selfRecvs.size());
+  for (size_t i = 0; i < selfSends.size(); ++i) {
+    if (selfSends[i]->bytes != selfRecvs[i]->bytes)
+      return InvalidUsage("%s: send to self of %zu bytes matched with a receive of %zu bytes", Describe().c_str(),
+                          selfSends[i]->bytes, selfRecvs[i]->bytes);
+    Op o;
+    o.kind = OpKind::Copy;
+    o.src = {(int)bufs.size(), 0};
+    bufs.push_back(selfSends[i]->buf);
+    o.dst = {(int)bufs.size(), 0};
+    bufs.push_back(selfRecvs[i]->buf);
+    o.count = selfSends[i]->bytes;
+    copies.ops.push_back(o);
+  }
+  if (!copies.ops.empty()) s.steps.push_back(copies);
+  if (!step.ops.empty()) s.steps.push_back(step);
+  uint64_t seq = seq_++;
+  std::string what = "send/recv group #" + std::to_string(seq) + " (" + std::to_string(ops.size()) + " ops) on " + Describe();
+  return Execute(s, tcclUint8, tcclSum, bufs, what);
+}
+
+Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {
+  std::lock_guard<std::mutex> g(opMutex_);
+  if (aborted()) return InvalidUsage("%s was aborted", Describe().c_str());
+  std::vector<std::string> all;
+  TCCL_RETURN_IF_ERROR(boot_->AllGather(std::to_string(color) + " " + std::to_string(key), &all));
+  uint64_t splitSeq = splitSeq_++;
+  out->reset();
+  if (color == TCCL_SPLIT_NOCOLOR) return Status::Ok();
+  std::vector<std::pair<int, int>> members;  // (key, parent rank)
+  for (int r = 0; r < nranks_; ++r) {
+    int c = 0, k = 0;
+    if (sscanf(all[r].c_str(), "%d %d", &c, &k) != 2) return InternalError("malformed split record from rank %d", r);
+    if (c == color) members.emplace_back(k, r);
+  }
+  std::sort(members.begin(), members.end());
+  int newRank = 0;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (members[i].second == rank_) newRank = (int)i;
+  uint64_t childId = Mix(commId_ ^ Mix(splitSeq * 0x100000001ull + (uint32_t)color));
+  CommSettings s = settings;
+  if (s.name.empty()) s.name = settings_.name + "/" + std::to_string(color);
+  return Create(boot_->store(), childId, secret_, newRank, (int)members.size(), s, out);
+}
+
+}  // namespace tccl

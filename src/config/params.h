@@ -1,0 +1,48 @@
+// The one registry of tccl parameters (SPEC section 6).
+//
+// Every knob the library reads is declared once in params.cc with its name, type, default and
+// description. Values come from, in increasing priority: the built-in default, the config file
+// (TCCL_CONF_FILE, else ~/.tccl.conf), the environment (TCCL_<NAME>). Per-communicator fields of
+// tcclConfig_t override on top of that for the communicator they configure.
+// `tccl-info -c` prints the table; docs/env.md documents the same set (a test keeps them in step).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tccl {
+
+enum class ParamType { Int, String, Bool };
+
+struct ParamInfo {
+  const char* name;         // without the TCCL_ prefix
+  ParamType type;
+  const char* defaultValue;
+  const char* description;
+};
+
+struct ParamValue {
+  const ParamInfo* info;
+  std::string value;
+  std::string source;  // "default", "config file <path>", "environment"
+};
+
+// All parameters with their resolved values, in declaration order.
+std::vector<ParamValue> AllParams();
+
+// Typed access; the name must be declared in the registry (an undeclared name is a bug and
+// returns the empty/zero value with a warning).
+int64_t ParamInt(const char* name);
+std::string ParamString(const char* name);
+bool ParamBool(const char* name);
+
+// Re-reads environment and config file (tests change the environment).
+void ReloadParams();
+
+// Parses one config-file text; returns an error sentence for a bad line, or "" when fine.
+// Exposed for tests and the fuzzer.
+std::string ParseConfText(const std::string& text,
+                          std::vector<std::pair<std::string, std::string>>* out);
+
+}  // namespace tccl

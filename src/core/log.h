@@ -1,0 +1,34 @@
+// Logging: TCCL_DEBUG level, TCCL_DEBUG_SUBSYS filter, TCCL_DEBUG_FILE destination.
+// Line prefix: "host:pid:tid TCCL LEVEL SUBSYS message".
+#pragma once
+
+namespace tccl {
+
+enum class LogLevel { None = 0, Warn = 1, Info = 2, Trace = 3 };
+enum LogSubsys : unsigned {
+  kLogInit = 1u << 0,
+  kLogColl = 1u << 1,
+  kLogNet = 1u << 2,
+  kLogShm = 1u << 3,
+  kLogBoot = 1u << 4,
+  kLogTuning = 1u << 5,
+  kLogAll = ~0u
+};
+
+bool LogEnabled(LogLevel level, unsigned subsys);
+void Log(LogLevel level, unsigned subsys, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+void ReloadLogConfig();  // after the environment changed (tests)
+
+}  // namespace tccl
+
+#define TCCL_WARN(subsys, ...) ::tccl::Log(::tccl::LogLevel::Warn, subsys, __VA_ARGS__)
+#define TCCL_INFO(subsys, ...)                                              \
+  do {                                                                      \
+    if (::tccl::LogEnabled(::tccl::LogLevel::Info, subsys))                 \
+      ::tccl::Log(::tccl::LogLevel::Info, subsys, __VA_ARGS__);             \
+  } while (0)
+#define TCCL_TRACE(subsys, ...)                                             \
+  do {                                                                      \
+    if (::tccl::LogEnabled(::tccl::LogLevel::Trace, subsys))                \
+      ::tccl::Log(::tccl::LogLevel::Trace, subsys, __VA_ARGS__);            \
+  } while (0)

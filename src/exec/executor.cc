@@ -1,0 +1,141 @@
+#include "exec/executor.h"
+
+#include <cstring>
+
+#include "core/deadline.h"
+#include "kernels/host/tree_reduce.h"
+
+namespace tccl {
+
+namespace {
+
+struct ReduceCtx {
+  unsigned char* dst;
+  const unsigned char* local;
+  ReduceFn fn;
+  size_t elemSize;
+};
+
+void ConsumeReduce(void* ctx, const void* frag, size_t offset, size_t bytes) {
+  auto* c = static_cast<ReduceCtx*>(ctx);
+  c->fn(c->dst + offset, c->local + offset, frag, bytes / c->elemSize);
+}
+
+unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
+  return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
+}
+
+void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k, int rank, int nranks) {
+  const size_t es = k.elemSize;
+  switch (op.kind) {
+    case OpKind::Copy:
+      memmove(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
+      break;
+    case OpKind::Divide:
+      k.divide(Ptr(bufs, op.dst, es), op.count, nranks);
+      break;
+    case OpKind::TreeReduce: {
+      std::vector<const void*> in(nranks);
+      for (int i = 0; i < nranks; ++i)
+        in[i] = i == rank ? Ptr(bufs, op.own, es) : Ptr(bufs, {op.src.buf, op.src.offset + i * op.stride}, es);
+      TreeReduce(in.data(), nranks, Ptr(bufs, op.dst, es), op.count, es, k.reduce);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool IsLocal(OpKind k) { return k == OpKind::Copy || k == OpKind::Divide || k == OpKind::TreeReduce; }
+
+}  // namespace
+
+Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
+               const std::string& what) {
+  const Deadline deadline = Deadline::After(env.timeoutSec);
+  const size_t es = k.elemSize;
+  std::vector<size_t> done;
+  std::vector<ReduceCtx> rctx;
+  std::vector<pollfd> sockets;
+  for (size_t si = 0; si < s.steps.size(); ++si) {
+    const std::vector<Op>& ops = s.steps[si].ops;
+    done.assign(ops.size(), 0);
+    rctx.assign(ops.size(), ReduceCtx{});
+    size_t remaining = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (IsLocal(ops[i].kind)) {
+        RunLocal(ops[i], bufs, k, env.rank, env.nranks);
+        done[i] = SIZE_MAX;
+      } else if (ops[i].count == 0) {
+        done[i] = SIZE_MAX;  // zero-byte messages are skipped by both sides
+      } else {
+        if (ops[i].kind == OpKind::RecvReduce)
+          rctx[i] = {Ptr(bufs, ops[i].dst, es), Ptr(bufs, ops[i].src, es), k.reduce, es};
+        ++remaining;
+      }
+    }
+    while (remaining > 0) {
+      uint32_t snap = env.waiter->Arm();
+      bool progressed = false;
+      sockets.clear();
+      // Only the first unfinished op per (peer, direction) may move: streams are ordered.
+      for (size_t i = 0; i < ops.size(); ++i) {
+        if (done[i] == SIZE_MAX) continue;
+        const Op& op = ops[i];
+        bool sending = op.kind == OpKind::Send;
+        bool blocked = false;
+        for (size_t j = 0; j < i && !blocked; ++j)
+          blocked = done[j] != SIZE_MAX && ops[j].peer == op.peer && (ops[j].kind == OpKind::Send) == sending;
+        if (blocked) continue;
+        Connection* c = env.conns[op.peer];
+        size_t total = op.count * es, moved = 0;
+        Status st;
+        if (sending) {
+          st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &moved);
+        } else {
+          RecvSink sink;
+          sink.granularity = es;
+          if (op.kind == OpKind::Recv) {
+            sink.direct = Ptr(bufs, op.dst, es);
+          } else {
+            sink.consume = &ConsumeReduce;
+            sink.ctx = &rctx[i];
+          }
+          st = c->TryRecv(sink, done[i], total, &moved);
+        }
+        if (!st.ok())
+          return Status(st.code(), what + ": " + (sending ? "sending to " : "receiving from ") +
+                                       env.describePeer(op.peer) + " failed: " + st.message());
+        if (moved) {
+          progressed = true;
+          done[i] += moved;
+          if (done[i] == total) {
+            done[i] = SIZE_MAX;
+            --remaining;
+          }
+        } else if (c->PollFd() >= 0) {
+          sockets.push_back({c->PollFd(), (short)(sending ? POLLOUT : POLLIN), 0});
+        }
+      }
+      if (progressed) {
+        env.waiter->Progressed();
+        continue;
+      }
+      if (env.aborted && env.aborted->load(std::memory_order_relaxed))
+        return InvalidUsage("%s: the communicator was aborted", what.c_str());
+      if (deadline.Expired()) {
+        std::string waiting;
+        for (size_t i = 0; i < ops.size(); ++i)
+          if (done[i] != SIZE_MAX)
+            waiting += std::string(waiting.empty() ? "" : ", ") +
+                       (ops[i].kind == OpKind::Send ? "send to " : "receive from ") + env.describePeer(ops[i].peer);
+        return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s", what.c_str(),
+                       env.timeoutSec, si + 1, s.steps.size(), waiting.c_str());
+      }
+      env.waiter->Idle(snap, sockets);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace tccl

@@ -1,0 +1,40 @@
+// Runs one rank's Schedule over the communicator's connections. Ops of a step progress together;
+// ops on the same connection and direction run in order (connections are byte streams). Every wait
+// checks the deadline and the abort flag.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule.h"
+#include "core/status.h"
+#include "exec/waiter.h"
+#include "kernels/host/reduce.h"
+#include "transports/transport.h"
+
+namespace tccl {
+
+struct ExecEnv {
+  int rank = 0;
+  int nranks = 1;
+  std::vector<Connection*> conns;  // by peer rank; null for this rank
+  Waiter* waiter = nullptr;
+  const std::atomic<bool>* aborted = nullptr;
+  double timeoutSec = 600;
+  std::function<std::string(int)> describePeer;  // "rank 3 (host h, pid 12)"
+};
+
+struct ExecKernels {
+  size_t elemSize = 1;
+  ReduceFn reduce = nullptr;
+  DivideFn divide = nullptr;
+};
+
+// bufs[kSendBuf], bufs[kRecvBuf], bufs[kScratchBuf], then p2p user buffers.
+// `what` names the operation for error messages ("all_reduce #12, 4096 x float").
+Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
+               const std::string& what);
+
+}  // namespace tccl

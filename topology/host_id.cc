@@ -1,0 +1,36 @@
+#include "topology/host_id.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "config/params.h"
+
+namespace tccl {
+
+static std::string ReadFirstLine(const char* path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+std::string HostName() {
+  char h[256] = {0};
+  gethostname(h, sizeof(h) - 1);
+  return h;
+}
+
+std::string HostId() {
+  std::string override = ParamString("HOST_ID");
+  if (!override.empty()) return override;
+  std::string id = ReadFirstLine("/proc/sys/kernel/random/boot_id");
+  if (id.empty()) id = ReadFirstLine("/etc/machine-id");
+  struct stat st;
+  if (stat("/proc/self/ns/mnt", &st) == 0) id += ":mnt" + std::to_string((unsigned long)st.st_ino);
+  if (id.empty()) id = HostName();
+  return id;
+}
+
+}  // namespace tccl

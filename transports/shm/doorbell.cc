@@ -1,0 +1,31 @@
+#include "transports/shm/doorbell.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <climits>
+
+namespace tccl {
+
+static long Futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts) {
+  // Not FUTEX_PRIVATE: the word is shared between processes.
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, ts, nullptr, 0);
+}
+
+void Doorbell::Ring() {
+  seq.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers.load(std::memory_order_seq_cst) != 0) Futex(&seq, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void Doorbell::Wait(uint32_t snapshot, int timeoutUs) {
+  sleepers.fetch_add(1, std::memory_order_seq_cst);
+  if (seq.load(std::memory_order_seq_cst) == snapshot) {
+    timespec ts{timeoutUs / 1000000, (long)(timeoutUs % 1000000) * 1000};
+    Futex(&seq, FUTEX_WAIT, snapshot, &ts);
+  }
+  sleepers.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace tccl

@@ -1,0 +1,26 @@
+// One directed shared-memory channel: a single-producer single-consumer byte ring.
+// Positions are monotonic 64-bit byte counts; head is written only by the sender, tail only by the
+// receiver, each on its own cache line. Every message starts at a 16-byte-aligned position, so an
+// element (at most 8 bytes) never straddles the wrap and the receiver can reduce straight from the
+// ring.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace tccl {
+
+struct ShmChannel {
+  alignas(64) std::atomic<uint64_t> head;  // bytes published by the sender
+  alignas(64) std::atomic<uint64_t> tail;  // bytes consumed by the receiver
+  alignas(64) unsigned char data[1];       // ring bytes follow (capacity set by the segment)
+
+  static size_t BytesFor(size_t capacity) { return 128 + ((capacity + 63) & ~size_t(63)); }
+};
+
+constexpr uint64_t kShmMessageAlign = 16;
+inline uint64_t AlignMessage(uint64_t pos) {
+  return (pos + kShmMessageAlign - 1) & ~(kShmMessageAlign - 1);
+}
+
+}  // namespace tccl

@@ -1,0 +1,61 @@
+#include "transports/shm/shm_segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace tccl {
+
+ShmSegment::~ShmSegment() {
+  if (base_) munmap(base_, bytes_);
+  if (owner_) Unlink();
+}
+
+Status ShmSegment::Create(const std::string& name, size_t bytes) {
+  name_ = name;
+  int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == EEXIST) {  // left over by a crashed job with the same id
+    shm_unlink(name.c_str());
+    fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  }
+  if (fd < 0) return SystemError("shm_open(%s): %s", name.c_str(), strerror(errno));
+  owner_ = true;
+  if (ftruncate(fd, (off_t)bytes) != 0) {
+    int e = errno;
+    close(fd);
+    return SystemError("cannot size shared memory %s to %zu bytes: %s (is /dev/shm full?)",
+                       name.c_str(), bytes, strerror(e));
+  }
+  base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base_ == MAP_FAILED) {
+    base_ = nullptr;
+    return SystemError("mmap of %zu bytes of shared memory failed: %s", bytes, strerror(errno));
+  }
+  bytes_ = bytes;
+  return Status::Ok();
+}
+
+Status ShmSegment::Open(const std::string& name, size_t bytes) {
+  name_ = name;
+  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return SystemError("shm_open(%s) of a peer's segment: %s", name.c_str(), strerror(errno));
+  base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base_ == MAP_FAILED) {
+    base_ = nullptr;
+    return SystemError("mmap of a peer's shared memory failed: %s", strerror(errno));
+  }
+  bytes_ = bytes;
+  return Status::Ok();
+}
+
+void ShmSegment::Unlink() {
+  if (!name_.empty()) shm_unlink(name_.c_str());
+  owner_ = false;
+}
+
+}  // namespace tccl

@@ -1,0 +1,130 @@
+#include "transports/shm/shm_transport.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/log.h"
+#include "transports/shm/shm_channel.h"
+
+namespace tccl {
+
+namespace {
+
+constexpr size_t kHeaderBytes = 64;
+
+class ShmConnection : public Connection {
+ public:
+  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell, std::string desc)
+      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), desc_(std::move(desc)) {
+    sendHead_ = out_->head.load(std::memory_order_relaxed);
+    recvTail_ = in_->tail.load(std::memory_order_relaxed);
+  }
+
+  Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
+    if (done == 0) sendHead_ = AlignMessage(sendHead_);
+    uint64_t used = sendHead_ - out_->tail.load(std::memory_order_acquire);
+    size_t n = std::min<size_t>(cap_ - used, total - done);
+    *taken = n;
+    if (n == 0) return Status::Ok();
+    const unsigned char* src = static_cast<const unsigned char*>(data) + done;
+    size_t at = sendHead_ % cap_;
+    size_t first = std::min(n, cap_ - at);
+    memcpy(out_->data + at, src, first);
+    if (n > first) memcpy(out_->data, src + first, n - first);
+    sendHead_ += n;
+    out_->head.store(sendHead_, std::memory_order_release);
+    peerBell_->Ring();
+    return Status::Ok();
+  }
+
+  Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) override {
+    if (done == 0) recvTail_ = AlignMessage(recvTail_);
+    size_t got = 0;
+    // At most two pieces: up to the wrap, then from the ring start.
+    for (int piece = 0; piece < 2; ++piece) {
+      // The aligned start of a message may lie beyond what the sender has published so far.
+      uint64_t head = in_->head.load(std::memory_order_acquire);
+      uint64_t avail = head > recvTail_ ? head - recvTail_ : 0;
+      size_t at = recvTail_ % cap_;
+      size_t n = std::min<size_t>({avail, total - done - got, cap_ - at});
+      n -= n % sink.granularity;
+      if (n == 0) break;
+      const unsigned char* frag = in_->data + at;
+      if (sink.direct)
+        memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
+      else
+        sink.consume(sink.ctx, frag, done + got, n);
+      recvTail_ += n;
+      got += n;
+    }
+    if (got) {
+      in_->tail.store(recvTail_, std::memory_order_release);
+      peerBell_->Ring();  // the sender may be waiting for space
+    }
+    *delivered = got;
+    return Status::Ok();
+  }
+
+  const char* Kind() const override { return "shm"; }
+
+ private:
+  ShmChannel* out_;
+  ShmChannel* in_;
+  size_t cap_;
+  Doorbell* peerBell_;
+  std::string desc_;
+  uint64_t sendHead_ = 0;
+  uint64_t recvTail_ = 0;
+};
+
+}  // namespace
+
+Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
+                      int me, size_t ringBytes, std::shared_ptr<ShmHost>* out) {
+  auto host = std::make_shared<ShmHost>();
+  host->localRanks_ = localRanks;
+  host->meIndex_ = host->IndexOf(me);
+  host->ringBytes_ = std::max<size_t>(4096, ringBytes & ~size_t(kShmMessageAlign - 1));
+  size_t L = localRanks.size();
+  size_t bytes = kHeaderBytes + L * sizeof(Doorbell) + L * L * ShmChannel::BytesFor(host->ringBytes_);
+  bool leader = host->meIndex_ == 0;
+  // Phase 1: the host leader creates; phase 2: the others map; phase 3: the name is removed so a
+  // crash later leaves nothing behind in /dev/shm.
+  Status created = leader ? host->seg_.Create(segName, bytes) : Status::Ok();
+  TCCL_RETURN_IF_ERROR(boot.Barrier());
+  TCCL_RETURN_IF_ERROR(created);
+  Status opened = leader ? Status::Ok() : host->seg_.Open(segName, bytes);
+  TCCL_RETURN_IF_ERROR(boot.Barrier());
+  if (leader) host->seg_.Unlink();
+  TCCL_RETURN_IF_ERROR(opened);
+  TCCL_INFO(kLogShm, "rank %d: shared memory %s, %zu local ranks, %zu bytes", me, segName.c_str(),
+            L, bytes);
+  *out = std::move(host);
+  return Status::Ok();
+}
+
+int ShmHost::IndexOf(int rank) const {
+  auto it = std::find(localRanks_.begin(), localRanks_.end(), rank);
+  return it == localRanks_.end() ? -1 : (int)(it - localRanks_.begin());
+}
+
+Doorbell* ShmHost::DoorbellOf(int index) const {
+  return reinterpret_cast<Doorbell*>(static_cast<unsigned char*>(seg_.data()) + kHeaderBytes) + index;
+}
+
+Doorbell* ShmHost::MyDoorbell() { return DoorbellOf(meIndex_); }
+
+unsigned char* ShmHost::ChannelBase(int from, int to) const {
+  size_t L = localRanks_.size();
+  unsigned char* chans = static_cast<unsigned char*>(seg_.data()) + kHeaderBytes + L * sizeof(Doorbell);
+  return chans + (from * L + to) * ShmChannel::BytesFor(ringBytes_);
+}
+
+std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank, const std::string& peerDesc) {
+  int p = IndexOf(peerRank);
+  auto* out = reinterpret_cast<ShmChannel*>(ChannelBase(meIndex_, p));
+  auto* in = reinterpret_cast<ShmChannel*>(ChannelBase(p, meIndex_));
+  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), peerDesc);
+}
+
+}  // namespace tccl

@@ -1,0 +1,41 @@
+// Shared-memory transport for ranks on one host (processes or threads).
+//
+// One segment per communicator per host, created by the host's lowest rank:
+//   [ header | doorbell per local rank | channel for each ordered pair of local ranks ]
+// Memory: L*(L-1) channels of TCCL_SHM_RING_BYTES each (L = ranks on this host).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bootstrap/bootstrap.h"
+#include "transports/shm/doorbell.h"
+#include "transports/shm/shm_segment.h"
+#include "transports/transport.h"
+
+namespace tccl {
+
+class ShmHost {
+ public:
+  // localRanks: communicator ranks on this host, ascending; me is among them. Collective over the
+  // whole communicator (uses bootstrap barriers), so every rank calls it, with or without peers.
+  static Status Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
+                      int me, size_t ringBytes, std::shared_ptr<ShmHost>* out);
+
+  std::unique_ptr<Connection> ConnectionTo(int peerRank, const std::string& peerDesc);
+  Doorbell* MyDoorbell();
+  size_t BytesMapped() const { return seg_.size(); }
+
+ private:
+  int IndexOf(int rank) const;
+  unsigned char* ChannelBase(int from, int to) const;
+  Doorbell* DoorbellOf(int index) const;
+
+  ShmSegment seg_;
+  std::vector<int> localRanks_;
+  int meIndex_ = -1;
+  size_t ringBytes_ = 0;
+};
+
+}  // namespace tccl

@@ -1,0 +1,142 @@
+#include "transports/tcp/tcp_transport.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/log.h"
+
+namespace tccl {
+
+namespace {
+
+struct TcpHello {
+  static constexpr uint32_t kMagic = 0x54435048;  // "TCPH"
+  uint32_t magic;
+  int32_t rank;
+  uint64_t commId;
+  uint8_t secret[16];
+};
+
+class TcpConnection : public Connection {
+ public:
+  TcpConnection(int fd, std::string desc) : fd_(fd), desc_(std::move(desc)) {
+    // Large socket buffers let a sender run ahead of its receiver by several slices.
+    int sz = 4 << 20;
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+  }
+  ~TcpConnection() override { close(fd_); }
+
+  Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
+    *taken = 0;
+    ssize_t n = send(fd_, static_cast<const char*>(data) + done, total - done,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0) {
+      *taken = (size_t)n;
+      return Status::Ok();
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Status::Ok();
+    return RemoteError("TCP connection to %s failed while sending: %s", desc_.c_str(), strerror(errno));
+  }
+
+  Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) override {
+    *delivered = 0;
+    if (sink.direct) {
+      ssize_t n = recv(fd_, static_cast<char*>(sink.direct) + done, total - done, MSG_DONTWAIT);
+      return Received(n, delivered);
+    }
+    // Reduce path: read into a bounce buffer, hand over whole elements, keep a partial element.
+    size_t want = std::min(sizeof(bounce_) - pending_, total - done - pending_);
+    ssize_t n = recv(fd_, bounce_ + pending_, want, MSG_DONTWAIT);
+    size_t got = 0;
+    TCCL_RETURN_IF_ERROR(Received(n, &got));
+    size_t have = pending_ + got;
+    size_t whole = have - have % sink.granularity;
+    if (whole) sink.consume(sink.ctx, bounce_, done, whole);
+    pending_ = have - whole;
+    if (pending_) memmove(bounce_, bounce_ + whole, pending_);
+    *delivered = whole;
+    return Status::Ok();
+  }
+
+  int PollFd() const override { return fd_; }
+  const char* Kind() const override { return "tcp"; }
+
+ private:
+  Status Received(ssize_t n, size_t* got) {
+    if (n > 0) {
+      *got = (size_t)n;
+      return Status::Ok();
+    }
+    if (n == 0) return RemoteError("TCP connection to %s was closed by the peer", desc_.c_str());
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Status::Ok();
+    return RemoteError("TCP connection to %s failed while receiving: %s", desc_.c_str(), strerror(errno));
+  }
+
+  int fd_;
+  std::string desc_;
+  size_t pending_ = 0;
+  alignas(64) unsigned char bounce_[256 << 10];
+};
+
+std::string Describe(const PeerInfo& p) {
+  return "rank " + std::to_string(p.rank) + " (host " + p.hostName + ", pid " + std::to_string(p.pid) +
+         ", " + p.tcpAddr + ")";
+}
+
+}  // namespace
+
+Status ConnectTcpPeers(const TcpSetup& s, const Deadline& deadline,
+                       std::map<int, std::unique_ptr<Connection>>* out) {
+  size_t toAccept = 0;
+  // Connect to every higher remote rank: connect() completes through the listen backlog even before
+  // the peer calls accept(), so no ordering between ranks is needed.
+  for (int peer : s.remote) {
+    if (peer < s.me) {
+      ++toAccept;
+      continue;
+    }
+    SockAddr addr;
+    if (!SockAddr::Parse(s.peers[peer].tcpAddr, &addr))
+      return InternalError("bad TCP address '%s' for rank %d", s.peers[peer].tcpAddr.c_str(), peer);
+    int fd = -1;
+    TCCL_RETURN_IF_ERROR(Connect(addr, deadline, &fd));
+    TcpHello h{TcpHello::kMagic, s.me, s.commId, {}};
+    memcpy(h.secret, s.secret, 16);
+    Status st = SendAll(fd, &h, sizeof(h), deadline);
+    if (!st.ok()) {
+      close(fd);
+      return st;
+    }
+    (*out)[peer] = std::make_unique<TcpConnection>(fd, Describe(s.peers[peer]));
+  }
+  while (toAccept > 0) {
+    int fd = -1;
+    Status st = Accept(s.listenFd, deadline, &fd);
+    if (!st.ok())
+      return Status(st.code(), "rank " + std::to_string(s.me) + ": " + std::to_string(toAccept) +
+                                   " lower rank(s) never connected over TCP: " + st.message());
+    TcpHello h{};
+    // A short per-hello deadline so a silent foreign connection cannot stall setup.
+    Deadline helloDeadline = Deadline::After(std::min(5.0, deadline.MillisLeft() / 1000.0));
+    st = RecvAll(fd, &h, sizeof(h), helloDeadline);
+    bool valid = st.ok() && h.magic == TcpHello::kMagic && h.commId == s.commId &&
+                 memcmp(h.secret, s.secret, 16) == 0 && h.rank >= 0 && h.rank < s.me &&
+                 std::find(s.remote.begin(), s.remote.end(), h.rank) != s.remote.end() &&
+                 out->count(h.rank) == 0;
+    if (!valid) {
+      TCCL_WARN(kLogNet, "rank %d refused a TCP connection without a valid hello", s.me);
+      close(fd);
+      continue;
+    }
+    (*out)[h.rank] = std::make_unique<TcpConnection>(fd, Describe(s.peers[h.rank]));
+    --toAccept;
+  }
+  return Status::Ok();
+}
+
+}  // namespace tccl

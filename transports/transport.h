@@ -1,0 +1,53 @@
+// The transport seam (SPEC section 9). A transport moves bytes between two ranks over one
+// Connection per peer. Connections are ordered, reliable byte streams in each direction; message
+// boundaries come from the schedule (both ends know every size), so the wire carries no framing.
+//
+// All calls are non-blocking: they do as much as they can now and report how far they got. The
+// executor (src/exec) drives them and decides how to wait.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace tccl {
+
+// Where received bytes go. A plain receive gives `direct`; a receive-and-reduce gives a consumer
+// that combines each arriving fragment with local data (so shared memory can reduce straight out of
+// its ring without an extra copy). Fragments are always whole multiples of `granularity` bytes.
+struct RecvSink {
+  void* direct = nullptr;
+  // Called with (fragment, byte offset within the message, bytes).
+  void (*consume)(void* ctx, const void* frag, size_t offset, size_t bytes) = nullptr;
+  void* ctx = nullptr;
+  size_t granularity = 1;
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Push up to `bytes` from `data` (the next part of the current outgoing message, which is
+  // `total` bytes long and of which `done` are already sent). Returns bytes taken, or an error.
+  virtual Status TrySend(const void* data, size_t done, size_t total, size_t* taken) = 0;
+  // Deliver up to the rest of the current incoming message (`total` bytes, `done` delivered) to
+  // `sink`. Returns bytes delivered.
+  virtual Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) = 0;
+  // File descriptor to poll for readiness, or -1 if this connection is woken by the doorbell.
+  virtual int PollFd() const { return -1; }
+  virtual const char* Kind() const = 0;
+};
+
+// Per-rank facts a transport needs to decide and set up connections.
+struct PeerInfo {
+  int rank = -1;
+  int pid = 0;
+  std::string hostId;
+  std::string hostName;
+  std::string tcpAddr;  // "a.b.c.d:port" where this rank's TCP listener accepts
+};
+
+}  // namespace tccl
