@@ -86,6 +86,17 @@ const Coll* FindColl(const std::string& name) {
   return nullptr;
 }
 
+const Coll* AllColls(size_t* n) {
+  *n = sizeof(kColls) / sizeof(kColls[0]);
+  return kColls;
+}
+
+size_t BytesForCount(const Coll& c, size_t count, size_t es, int nranks) {
+  std::string n = c.name;
+  bool blocks = n == "all_gather" || n == "reduce_scatter" || n == "alltoall";
+  return count * es * (blocks ? nranks : 1);
+}
+
 void InPlacePointers(const Coll& c, void* base, size_t es, int rank, const Shape& s, void** send, void** recv) {
   char* b = static_cast<char*>(base);
   std::string n = c.name;

@@ -38,6 +38,9 @@ struct Coll {
 };
 
 const Coll* FindColl(const std::string& name);
+const Coll* AllColls(size_t* n);
+// The byte size whose Shape has the given API count.
+size_t BytesForCount(const Coll& c, size_t count, size_t elemSize, int nranks);
 // Send/recv pointers for the in-place variant, inside one allocation `base` of enough elements.
 void InPlacePointers(const Coll& c, void* base, size_t elemSize, int rank, const Shape& s, void** send, void** recv);
 

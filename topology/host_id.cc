@@ -22,7 +22,12 @@ std::string HostName() {
   return h;
 }
 
+static thread_local std::string t_testHostId;
+
+void SetThreadHostIdForTest(const std::string& id) { t_testHostId = id; }
+
 std::string HostId() {
+  if (!t_testHostId.empty()) return t_testHostId;
   std::string override = ParamString("HOST_ID");
   if (!override.empty()) return override;
   std::string id = ReadFirstLine("/proc/sys/kernel/random/boot_id");

@@ -11,4 +11,8 @@ namespace tccl {
 std::string HostId();
 std::string HostName();
 
+// Test hook: ranks running as threads of one process can pose as different hosts. Applies to the
+// calling thread only; empty clears it.
+void SetThreadHostIdForTest(const std::string& id);
+
 }  // namespace tccl

@@ -31,21 +31,24 @@ ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
 namespace {
 
 template <typename T>
+using Unaligned __attribute__((aligned(1))) = T;
+
+template <typename T>
 void DivideInt(void* dst, size_t n, int divisor) {
-  T* d = static_cast<T*>(dst);
+  Unaligned<T>* d = static_cast<Unaligned<T>*>(dst);
   for (size_t i = 0; i < n; ++i) d[i] = (T)(d[i] / (T)divisor);
 }
 
 template <typename T>
 void DivideFloat(void* dst, size_t n, int divisor) {
-  T* d = static_cast<T*>(dst);
+  Unaligned<T>* d = static_cast<Unaligned<T>*>(dst);
   const T div = (T)divisor;
   for (size_t i = 0; i < n; ++i) d[i] = d[i] / div;
 }
 
 template <float (*Widen)(uint16_t), uint16_t (*Narrow)(float)>
 void Divide16(void* dst, size_t n, int divisor) {
-  uint16_t* d = static_cast<uint16_t*>(dst);
+  Unaligned<uint16_t>* d = static_cast<Unaligned<uint16_t>*>(dst);
   const float div = (float)divisor;
   for (size_t i = 0; i < n; ++i) d[i] = Narrow(Widen(d[i]) / div);
 }

@@ -5,8 +5,11 @@
 //  - Integers: sum and prod wrap modulo 2^bits; max/min exact.
 //  - float16/bfloat16: both operands widen to float32 exactly, the op runs in float32 and the result
 //    rounds back to 16 bits (nearest-even) — one rounding per binary operation.
-//  - max/min on floats: +0 is greater than -0; any NaN operand gives the canonical quiet NaN, so
-//    max and min are commutative bit for bit. sum/prod follow IEEE-754 (NaN propagates).
+//  - Floats follow IEEE-754 round-to-nearest-even, except that every NaN result is the canonical
+//    quiet NaN (sign 0, payload 0): hardware keeps one operand's payload, and which one depends on
+//    operand order, which compilers and GPUs do not preserve.
+//  - max/min on floats: +0 is greater than -0; a NaN operand gives the canonical NaN, so max and
+//    min are commutative bit for bit.
 //  - avg: reduction uses sum; Divide() then divides each element once by the rank count
 //    (integer division truncates toward zero; 16-bit types divide in float32 then round).
 #pragma once

@@ -18,21 +18,25 @@ namespace {
 
 template <__m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
 void HalfLoop(void* dst, const void* a, const void* b, size_t n) {
-  uint16_t* d = static_cast<uint16_t*>(dst);
-  const uint16_t* x = static_cast<const uint16_t*>(a);
-  const uint16_t* y = static_cast<const uint16_t*>(b);
+  Unaligned<uint16_t>* d = static_cast<Unaligned<uint16_t>*>(dst);
+  const Unaligned<uint16_t>* x = static_cast<const Unaligned<uint16_t>*>(a);
+  const Unaligned<uint16_t>* y = static_cast<const Unaligned<uint16_t>*>(b);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    __m256 va = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
-    __m256 vb = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y + i)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i),
+    __m256 va = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&x[i])));
+    __m256 vb = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&y[i])));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(&d[i]),
                      _mm256_cvtps_ph(F(va, vb), _MM_FROUND_TO_NEAREST_INT));
   }
   for (; i < n; ++i) d[i] = FloatToHalf(Scalar(HalfToFloat(x[i]), HalfToFloat(y[i])));
 }
 
-__m256 VAdd(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
-__m256 VMul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+// NaN results become the canonical quiet NaN, as in FloatOps::Canon.
+__m256 Canon(__m256 r) {
+  return _mm256_blendv_ps(r, _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN()), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+}
+__m256 VAdd(__m256 a, __m256 b) { return Canon(_mm256_add_ps(a, b)); }
+__m256 VMul(__m256 a, __m256 b) { return Canon(_mm256_mul_ps(a, b)); }
 
 }  // namespace
 

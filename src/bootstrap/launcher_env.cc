@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -100,10 +101,13 @@ Status AgreeOnUniqueId(const LaunchInfo& info, double timeoutSec, tcclUniqueId* 
       TCCL_INFO(kLogBoot, "no TCCL_BOOTSTRAP_SECRET: deriving the bootstrap secret from the job's address");
     }
     DeriveSecret(secret, d.secret);
-    d.commId = Fnv1a(secret + ":comm");
+    // Every rank of a job calls tcclCommInitFromEnv the same number of times; the call's ordinal
+    // gives each resulting communicator its own id (and so its own store keys and segments).
+    static std::atomic<uint64_t> generation{0};
+    d.commId = Fnv1a(secret + ":comm:" + std::to_string(generation++));
     if (info.rank == 0) {
       SockAddr bound;
-      TCCL_RETURN_IF_ERROR(StartStoreServer(htonl(INADDR_ANY), (uint16_t)port, d.secret, &bound));
+      TCCL_RETURN_IF_ERROR(StartStoreServer(htonl(INADDR_ANY), (uint16_t)port, d.secret, &bound, /*persistent=*/true));
     }
     PackUniqueId(d, id);
     return Status::Ok();

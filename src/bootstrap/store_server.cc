@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,7 +34,7 @@ struct Client {
 
 class StoreServer {
  public:
-  StoreServer(int listenFd, const uint8_t secret[16]) : listenFd_(listenFd) {
+  StoreServer(int listenFd, const uint8_t secret[16], bool persistent) : listenFd_(listenFd), persistent_(persistent) {
     memcpy(secret_, secret, 16);
   }
 
@@ -64,7 +65,7 @@ class StoreServer {
       }
       clients_.swap(alive);
       hadClient = hadClient || authed > 0;
-      if (hadClient && authed == 0) break;
+      if (hadClient && authed == 0 && !persistent_) break;
     }
     close(listenFd_);
     for (auto& c : clients_) close(c->fd);
@@ -170,6 +171,7 @@ class StoreServer {
   }
 
   int listenFd_;
+  bool persistent_;
   uint8_t secret_[16];
   std::vector<std::unique_ptr<Client>> clients_;
   std::map<std::string, std::string> kv_;
@@ -178,11 +180,24 @@ class StoreServer {
 
 }  // namespace
 
-Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound) {
+Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound, bool persistent) {
+  static std::mutex mu;
+  static std::map<uint16_t, std::string> persistentServers;  // port -> secret
+  std::lock_guard<std::mutex> g(mu);
+  if (persistent && port != 0) {
+    auto it = persistentServers.find(port);
+    if (it != persistentServers.end()) {
+      if (it->second != std::string(reinterpret_cast<const char*>(secret), 16))
+        return InvalidUsage("bootstrap port %u already serves another job in this process", port);
+      *bound = SockAddr{bindIp, port};
+      return Status::Ok();
+    }
+  }
   int fd = -1;
   TCCL_RETURN_IF_ERROR(Listen(bindIp, port, &fd, bound));
   SetNonBlocking(fd);
-  auto server = std::make_shared<StoreServer>(fd, secret);
+  if (persistent) persistentServers[bound->port] = std::string(reinterpret_cast<const char*>(secret), 16);
+  auto server = std::make_shared<StoreServer>(fd, secret, persistent);
   try {
     std::thread([server] { server->Run(); }).detach();
   } catch (const std::exception& e) {

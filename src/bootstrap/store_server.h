@@ -11,6 +11,10 @@
 namespace tccl {
 
 // Starts a server thread listening on ip:port (port 0: any free port). Returns the bound address.
-Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound);
+// A persistent server never stops on its own (a launcher job may create communicators from the
+// environment again and again); starting a persistent server on a port this process already serves
+// with the same secret reuses it.
+Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16], SockAddr* bound,
+                        bool persistent = false);
 
 }  // namespace tccl

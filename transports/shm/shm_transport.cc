@@ -22,8 +22,10 @@ class ShmConnection : public Connection {
 
   Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
     if (done == 0) sendHead_ = AlignMessage(sendHead_);
+    // Aligning the message start may reserve padding beyond what is free: then nothing fits yet.
     uint64_t used = sendHead_ - out_->tail.load(std::memory_order_acquire);
-    size_t n = std::min<size_t>(cap_ - used, total - done);
+    size_t space = used >= cap_ ? 0 : cap_ - used;
+    size_t n = std::min<size_t>(space, total - done);
     *taken = n;
     if (n == 0) return Status::Ok();
     const unsigned char* src = static_cast<const unsigned char*>(data) + done;

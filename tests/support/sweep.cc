@@ -1,0 +1,107 @@
+#include "tests/support/sweep.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "kernels/host/dtype.h"
+#include "perf/perf_colls.h"
+#include "perf/perf_data.h"
+
+namespace tccl_test {
+
+namespace {
+
+std::string Describe(const perf::Coll& c, size_t count, tcclDataType_t dt, tcclRedOp_t op, int root, bool inPlace) {
+  std::ostringstream o;
+  o << c.name << " count=" << count << " " << tccl::DtypeName(dt);
+  if (c.reduces) o << " " << tccl::OpName(op);
+  if (c.rooted) o << " root=" << root;
+  o << (inPlace ? " in-place" : " out-of-place");
+  return o.str();
+}
+
+}  // namespace
+
+std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
+  std::vector<std::string> failures;
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm, &rank);
+  tcclCommCount(comm, &n);
+  std::vector<tcclDataType_t> types = opt.types;
+  if (types.empty())
+    for (int t = 0; t < tcclNumTypes; ++t) types.push_back((tcclDataType_t)t);
+  size_t ncolls = 0;
+  const perf::Coll* colls = perf::AllColls(&ncolls);
+  for (size_t ci = 0; ci < ncolls; ++ci) {
+    const perf::Coll& c = colls[ci];
+    if (!opt.colls.empty() && std::find(opt.colls.begin(), opt.colls.end(), c.name) == opt.colls.end()) continue;
+    std::vector<std::pair<size_t, tcclDataType_t>> cases;
+    for (size_t count : opt.counts)
+      for (tcclDataType_t dt : types) cases.emplace_back(count, dt);
+    for (size_t count : opt.largeCounts)
+      for (tcclDataType_t dt : opt.largeTypes) cases.emplace_back(count, dt);
+    for (auto [count, dt] : cases) {
+      bool large = count > 100000;
+      std::vector<tcclRedOp_t> ops = {tcclSum};
+      if (c.reduces && !large) ops = {tcclSum, tcclProd, tcclMax, tcclMin, tcclAvg};
+      const size_t es = tccl::DtypeSize(dt);
+      perf::Shape s = c.shape(perf::BytesForCount(c, count, es, n), es, n);
+      // Roots vary with the count so every position of the root in the chain is exercised.
+      int root = c.rooted ? (int)(count % n) : 0;
+      const size_t off = opt.unaligned ? 1 : 0;
+      size_t elems = std::max(s.sendElems, s.recvElems);
+      std::vector<unsigned char> sendStore(elems * es + 16), recvStore(elems * es + 16);
+      for (tcclRedOp_t op : ops) {
+        for (bool inPlace : {false, true}) {
+          if (inPlace && std::string(c.name) == "sendrecv") continue;
+          uint64_t seed = count * 7919 + dt * 131 + op * 17 + inPlace;
+          void *send = nullptr, *recv = nullptr;
+          auto prepare = [&] {
+            if (inPlace) {
+              memset(recvStore.data(), 0xA5, recvStore.size());
+              perf::InPlacePointers(c, recvStore.data() + off, es, rank, s, &send, &recv);
+            } else {
+              memset(recvStore.data(), 0xA5, recvStore.size());
+              send = sendStore.data() + off;
+              recv = recvStore.data() + off;
+            }
+            bool hasInput = !(std::string(c.name) == "broadcast" && rank != root);
+            if (hasInput) perf::FillInput(send, s.sendElems, 0, dt, op, rank, seed);
+          };
+          std::string what = Describe(c, count, dt, op, root, inPlace);
+          prepare();
+          tcclResult_t rc = c.run(send, recv, s, dt, op, root, comm);
+          if (rc != tcclSuccess) {
+            failures.push_back(what + ": " + tcclGetErrorString(rc) + ": " + tcclGetLastError(comm));
+            return failures;  // the ranks may now disagree about what comes next
+          }
+          perf::CheckResult r = perf::CheckOutput(c, recv, s, dt, op, rank, n, root, seed);
+          bool exactType = !tccl::DtypeIsFloat(dt) || op == tcclMax || op == tcclMin || !c.reduces;
+          if (r.wrong) failures.push_back(what + ": " + std::to_string(r.wrong) + " wrong elements");
+          if (r.det && (exactType || opt.expectCanonical))
+            failures.push_back(what + ": " + std::to_string(r.det) + " elements differ from tcclReduceReference");
+          if (c.reduces && !exactType && opt.checkRepeatable && c.hasOutput(rank, root)) {
+            std::vector<unsigned char> first(s.recvElems * es);
+            memcpy(first.data(), recv, first.size());
+            prepare();
+            rc = c.run(send, recv, s, dt, op, root, comm);
+            if (rc != tcclSuccess || memcmp(first.data(), recv, first.size()) != 0)
+              failures.push_back(what + ": a repeated call gave different bits");
+          } else if (c.reduces && !exactType && opt.checkRepeatable) {
+            prepare();
+            c.run(send, recv, s, dt, op, root, comm);  // keep every rank in step
+          }
+          // Guard bytes around the output must be untouched.
+          if (!inPlace && opt.unaligned && recvStore[0] != 0xA5)
+            failures.push_back(what + ": wrote before the start of recvbuff");
+          if (!inPlace && recvStore[off + s.recvElems * es] != 0xA5)
+            failures.push_back(what + ": wrote past the end of recvbuff");
+        }
+      }
+    }
+  }
+  return failures;
+}
+
+}  // namespace tccl_test

@@ -1,0 +1,29 @@
+// The multi-rank correctness sweep: every collective x dtype x op x count, in place and out of
+// place, on (optionally) unaligned buffers, with order-sensitive inputs. Every rank of a
+// communicator calls RunSweep with the same options; it returns this rank's failures.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tccl/tccl.h"
+
+namespace tccl_test {
+
+struct SweepOptions {
+  std::vector<size_t> counts = {0, 1, 7, 1009};
+  std::vector<size_t> largeCounts = {1 << 20};  // run only for largeTypes with sum
+  std::vector<tcclDataType_t> types;            // empty: all ten
+  std::vector<tcclDataType_t> largeTypes = {tcclFloat32, tcclInt8};
+  std::vector<std::string> colls;               // empty: all
+  bool unaligned = true;
+  // Every reduction must equal tcclReduceReference bit for bit (canonical algorithms only);
+  // otherwise only exact types must, and floats must be within the rounding bound.
+  bool expectCanonical = false;
+  // Run each float reduction twice and require identical bits (run-level determinism).
+  bool checkRepeatable = true;
+};
+
+std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt);
+
+}  // namespace tccl_test
