@@ -1,2 +1,250 @@
+// Bad input at every API entry gets a clear error, changes nothing, and leaves the communicator
+// usable (SPEC section 5). Each rejected case has its own assertion.
 #include <gtest/gtest.h>
-TEST(Placeholder, Args) {}
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tccl/tccl.h"
+
+namespace {
+
+std::string Last() { return tcclGetLastError(nullptr); }
+
+class TwoRanks : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(tcclSuccess, tcclCommInitAll(comms_, 2, nullptr)) << Last(); }
+  void TearDown() override {
+    for (tcclComm_t c : comms_)
+      if (c) tcclCommDestroy(c);
+  }
+  // Proves the communicator still works: a real two-rank all-reduce.
+  void ExpectUsable() {
+    std::vector<int> out(2);
+    std::thread t[2];
+    tcclResult_t rc[2];
+    for (int r = 0; r < 2; ++r)
+      t[r] = std::thread([&, r] {
+        int in = r + 1;
+        rc[r] = tcclAllReduce(&in, &out[r], 1, tcclInt32, tcclSum, comms_[r], nullptr);
+      });
+    for (auto& x : t) x.join();
+    EXPECT_EQ(rc[0], tcclSuccess);
+    EXPECT_EQ(rc[1], tcclSuccess);
+    EXPECT_EQ(out[0], 3);
+    EXPECT_EQ(out[1], 3);
+  }
+  tcclComm_t comms_[2] = {nullptr, nullptr};
+};
+
+#define EXPECT_REJECTED(call, code, words)                                         \
+  do {                                                                             \
+    EXPECT_EQ((call), code);                                                       \
+    EXPECT_NE(Last().find(words), std::string::npos) << "message: " << Last();     \
+  } while (0)
+
+TEST_F(TwoRanks, NullBuffers) {
+  float x[4] = {1, 2, 3, 4};
+  tcclComm_t c = comms_[0];
+  EXPECT_REJECTED(tcclAllReduce(nullptr, x, 4, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "sendbuff is NULL");
+  EXPECT_REJECTED(tcclAllReduce(x, nullptr, 4, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "recvbuff is NULL");
+  EXPECT_REJECTED(tcclBroadcast(nullptr, x, 4, tcclFloat, 0, c, nullptr), tcclInvalidArgument, "sendbuff (on the root)");
+  EXPECT_REJECTED(tcclReduce(x, nullptr, 4, tcclFloat, tcclSum, 0, c, nullptr), tcclInvalidArgument, "recvbuff (on the root)");
+  EXPECT_REJECTED(tcclAllGather(nullptr, x, 2, tcclFloat, c, nullptr), tcclInvalidArgument, "sendbuff is NULL");
+  EXPECT_REJECTED(tcclReduceScatter(x, nullptr, 2, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "recvbuff is NULL");
+  EXPECT_REJECTED(tcclAlltoAll(nullptr, x, 2, tcclFloat, c, nullptr), tcclInvalidArgument, "sendbuff is NULL");
+  EXPECT_REJECTED(tcclSend(nullptr, 4, tcclFloat, 1, c, nullptr), tcclInvalidArgument, "sendbuff is NULL");
+  EXPECT_REJECTED(tcclRecv(nullptr, 4, tcclFloat, 1, c, nullptr), tcclInvalidArgument, "recvbuff is NULL");
+  EXPECT_EQ(x[0], 1);  // nothing written
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, BadTypeOpRootPeer) {
+  float x[4] = {0};
+  tcclComm_t c = comms_[0];
+  EXPECT_REJECTED(tcclAllReduce(x, x, 4, (tcclDataType_t)tcclNumTypes, tcclSum, c, nullptr), tcclInvalidArgument, "datatype");
+  EXPECT_REJECTED(tcclAllReduce(x, x, 4, (tcclDataType_t)-1, tcclSum, c, nullptr), tcclInvalidArgument, "datatype");
+  EXPECT_REJECTED(tcclAllReduce(x, x, 4, tcclFloat, (tcclRedOp_t)tcclNumOps, c, nullptr), tcclInvalidArgument, "reduction op");
+  EXPECT_REJECTED(tcclReduceScatter(x, x, 1, tcclFloat, (tcclRedOp_t)99, c, nullptr), tcclInvalidArgument, "reduction op");
+  EXPECT_REJECTED(tcclBroadcast(x, x, 4, tcclFloat, 2, c, nullptr), tcclInvalidArgument, "root 2 is outside [0, 2)");
+  EXPECT_REJECTED(tcclBroadcast(x, x, 4, tcclFloat, -1, c, nullptr), tcclInvalidArgument, "root -1");
+  EXPECT_REJECTED(tcclReduce(x, x, 4, tcclFloat, tcclSum, 5, c, nullptr), tcclInvalidArgument, "root 5");
+  EXPECT_REJECTED(tcclSend(x, 4, tcclFloat, 2, c, nullptr), tcclInvalidArgument, "peer 2");
+  EXPECT_REJECTED(tcclRecv(x, 4, tcclFloat, -3, c, nullptr), tcclInvalidArgument, "peer -3");
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, OverflowingCounts) {
+  float x[4] = {0};
+  tcclComm_t c = comms_[0];
+  EXPECT_REJECTED(tcclAllReduce(x, x, SIZE_MAX, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "overflows");
+  EXPECT_REJECTED(tcclAllGather(x, x, SIZE_MAX / 8, tcclDouble, c, nullptr), tcclInvalidArgument, "overflows");
+  EXPECT_REJECTED(tcclAlltoAll(x, x, SIZE_MAX / 16, tcclInt64, c, nullptr), tcclInvalidArgument, "overflows");
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, OverlappingBuffers) {
+  float x[16] = {0};
+  tcclComm_t c = comms_[0];  // rank 0
+  EXPECT_REJECTED(tcclAllReduce(x, x + 1, 4, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "overlap");
+  // All-gather in place means sendbuff == recvbuff + rank*count; anything else overlapping is an error.
+  EXPECT_REJECTED(tcclAllGather(x + 2, x, 4, tcclFloat, c, nullptr), tcclInvalidArgument, "recvbuff + rank*sendcount");
+  EXPECT_REJECTED(tcclReduceScatter(x, x + 1, 4, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "sendbuff + rank*recvcount");
+  EXPECT_REJECTED(tcclAlltoAll(x, x + 2, 2, tcclFloat, c, nullptr), tcclInvalidArgument, "overlap");
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, WrongStreamType) {
+  float x[4] = {0};
+  int notAStream = 0;
+  EXPECT_REJECTED(tcclAllReduce(x, x, 4, tcclFloat, tcclSum, comms_[0], &notAStream), tcclInvalidArgument, "not a host stream");
+  EXPECT_REJECTED(tcclStreamSynchronize(&notAStream), tcclInvalidArgument, "not a host stream");
+  EXPECT_REJECTED(tcclStreamDestroy(&notAStream), tcclInvalidArgument, "not a live host stream");
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, ZeroCountWithNullBuffersIsANoOp) {
+  std::thread t[2];
+  tcclResult_t rc[2];
+  for (int r = 0; r < 2; ++r)
+    t[r] = std::thread([&, r] { rc[r] = tcclAllReduce(nullptr, nullptr, 0, tcclFloat, tcclSum, comms_[r], nullptr); });
+  for (auto& x : t) x.join();
+  EXPECT_EQ(rc[0], tcclSuccess);
+  EXPECT_EQ(rc[1], tcclSuccess);
+  ExpectUsable();
+}
+
+TEST_F(TwoRanks, HostStreamsEnqueueAndSynchronize) {
+  tcclStream_t s[2];
+  std::vector<float> in[2], out[2];
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(tcclSuccess, tcclStreamCreate(&s[r]));
+    in[r].assign(1000, (float)(r + 1));
+    out[r].assign(1000, 0);
+  }
+  std::thread t[2];
+  for (int r = 0; r < 2; ++r)
+    t[r] = std::thread([&, r] {
+      for (int i = 0; i < 10; ++i)  // ten calls in flight, completed in order
+        EXPECT_EQ(tcclSuccess, tcclAllReduce(in[r].data(), out[r].data(), 1000, tcclFloat, tcclSum, comms_[r], s[r]));
+      EXPECT_EQ(tcclSuccess, tcclStreamSynchronize(s[r]));
+      EXPECT_EQ(tcclSuccess, tcclStreamQuery(s[r]));
+    });
+  for (auto& x : t) x.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(out[r][999], 3.0f);
+    EXPECT_EQ(tcclSuccess, tcclStreamDestroy(s[r]));
+  }
+}
+
+TEST_F(TwoRanks, GroupedSendRecvBothWays) {
+  // Large enough to exceed the channel buffers: only correct grouping avoids deadlock.
+  const size_t n = 3 << 20;
+  std::vector<int> a(n, 1), b(n, 2), ra(n), rb(n);
+  std::thread t[2];
+  tcclResult_t rc[2];
+  for (int r = 0; r < 2; ++r)
+    t[r] = std::thread([&, r] {
+      tcclGroupStart();
+      tcclSend(r == 0 ? a.data() : b.data(), n, tcclInt32, 1 - r, comms_[r], nullptr);
+      tcclRecv(r == 0 ? ra.data() : rb.data(), n, tcclInt32, 1 - r, comms_[r], nullptr);
+      rc[r] = tcclGroupEnd();
+    });
+  for (auto& x : t) x.join();
+  EXPECT_EQ(rc[0], tcclSuccess);
+  EXPECT_EQ(rc[1], tcclSuccess);
+  EXPECT_EQ(ra[n - 1], 2);
+  EXPECT_EQ(rb[0], 1);
+}
+
+TEST_F(TwoRanks, OneThreadDrivesBothRanksInAGroup) {
+  int in[2] = {5, 7}, out[2] = {0, 0};
+  ASSERT_EQ(tcclSuccess, tcclGroupStart());
+  for (int r = 0; r < 2; ++r) ASSERT_EQ(tcclSuccess, tcclAllReduce(&in[r], &out[r], 1, tcclInt32, tcclSum, comms_[r], nullptr));
+  ASSERT_EQ(tcclSuccess, tcclGroupEnd()) << Last();
+  EXPECT_EQ(out[0], 12);
+  EXPECT_EQ(out[1], 12);
+}
+
+TEST(Api, DestroyedAndAbortedCommunicators) {
+  tcclComm_t c = nullptr;
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr));
+  ASSERT_EQ(tcclSuccess, tcclCommDestroy(c));
+  float x = 1;
+  EXPECT_REJECTED(tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "not a live communicator");
+  EXPECT_REJECTED(tcclCommDestroy(c), tcclInvalidArgument, "not a live communicator");
+  int n = 0;
+  EXPECT_REJECTED(tcclCommCount(c, &n), tcclInvalidArgument, "not a live communicator");
+
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr));
+  EXPECT_EQ(tcclSuccess, tcclCommAbort(c));
+  EXPECT_REJECTED(tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "not a live communicator");
+  EXPECT_REJECTED(tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, nullptr, nullptr), tcclInvalidArgument, "comm is NULL");
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(nullptr));
+}
+
+TEST(Api, InitArguments) {
+  tcclComm_t c = nullptr;
+  tcclUniqueId id;
+  ASSERT_EQ(tcclSuccess, tcclGetUniqueId(&id));
+  EXPECT_REJECTED(tcclCommInitRank(&c, 0, id, 0), tcclInvalidArgument, "nranks");
+  EXPECT_REJECTED(tcclCommInitRank(&c, 2, id, 2), tcclInvalidArgument, "rank 2 is outside");
+  EXPECT_REJECTED(tcclCommInitRank(nullptr, 1, id, 0), tcclInvalidArgument, "comm is NULL");
+  tcclUniqueId zero;
+  memset(&zero, 0, sizeof(zero));
+  EXPECT_REJECTED(tcclCommInitRank(&c, 1, zero, 0), tcclInvalidArgument, "unique id");
+  EXPECT_REJECTED(tcclCommInitAll(&c, 1, (const int*)&c), tcclInvalidArgument, "devlist");
+  EXPECT_REJECTED(tcclGetUniqueId(nullptr), tcclInvalidArgument, "NULL");
+  EXPECT_REJECTED(tcclGroupEnd(), tcclInvalidUsage, "without a matching");
+}
+
+TEST(Api, ErrorStringsAndVersion) {
+  for (int r = 0; r < tcclNumResults; ++r) EXPECT_GT(strlen(tcclGetErrorString((tcclResult_t)r)), 5u);
+  int v = 0;
+  EXPECT_EQ(tcclSuccess, tcclGetVersion(&v));
+  EXPECT_EQ(v, TCCL_VERSION_CODE);
+  EXPECT_EQ(tcclGetVersion(nullptr), tcclInvalidArgument);
+}
+
+TEST(Api, ReduceReferenceArguments) {
+  float a = 1, b = 2, out = 0;
+  const void* in[2] = {&a, &b};
+  EXPECT_EQ(tcclSuccess, tcclReduceReference(in, 2, &out, 1, tcclFloat, tcclSum));
+  EXPECT_EQ(out, 3.0f);
+  EXPECT_EQ(tcclSuccess, tcclReduceReference(in, 2, &out, 1, tcclFloat, tcclAvg));
+  EXPECT_EQ(out, 1.5f);
+  EXPECT_REJECTED(tcclReduceReference(in, 0, &out, 1, tcclFloat, tcclSum), tcclInvalidArgument, "nranks");
+  const void* withNull[2] = {&a, nullptr};
+  EXPECT_REJECTED(tcclReduceReference(withNull, 2, &out, 1, tcclFloat, tcclSum), tcclInvalidArgument, "inputs[1]");
+  EXPECT_REJECTED(tcclReduceReference(in, 2, &out, 1, (tcclDataType_t)42, tcclSum), tcclInvalidArgument, "datatype");
+}
+
+TEST(Api, SplitColorsAndNoColor) {
+  const int n = 4;
+  tcclComm_t comms[n], sub[n];
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(comms, n, nullptr));
+  std::thread t[n];
+  tcclResult_t rc[n];
+  for (int r = 0; r < n; ++r)
+    t[r] = std::thread([&, r] { rc[r] = tcclCommSplit(comms[r], r == 3 ? TCCL_SPLIT_NOCOLOR : r % 2, -r, &sub[r], nullptr); });
+  for (auto& x : t) x.join();
+  for (int r = 0; r < n; ++r) ASSERT_EQ(rc[r], tcclSuccess) << Last();
+  EXPECT_EQ(sub[3], nullptr);
+  int rank = -1, count = 0;
+  tcclCommCount(sub[0], &count);
+  EXPECT_EQ(count, 2);  // ranks 0 and 2
+  tcclCommUserRank(sub[0], &rank);
+  EXPECT_EQ(rank, 1);  // key -0 > key -2: rank 2 comes first
+  tcclCommCount(sub[1], &count);
+  EXPECT_EQ(count, 1);
+  EXPECT_REJECTED(tcclCommSplit(comms[0], -5, 0, &sub[3], nullptr), tcclInvalidArgument, "color -5");
+  for (int r = 0; r < n; ++r) {
+    if (sub[r]) tcclCommDestroy(sub[r]);
+    tcclCommDestroy(comms[r]);
+  }
+}
+
+}  // namespace

@@ -1,2 +1,231 @@
+// Configuration: the parameter registry and its sources, the config file parser, the TCCL_ALGO
+// grammar and selection, launcher environment parsing, and docs/env.md kept in step.
 #include <gtest/gtest.h>
-TEST(Placeholder, Config) {}
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "algorithms/registry.h"
+#include "bootstrap/launcher_env.h"
+#include "config/params.h"
+
+namespace tccl {
+namespace {
+
+class EnvGuard {
+ public:
+  ~EnvGuard() {
+    for (auto& [k, v] : saved_) {
+      if (v.first) setenv(k.c_str(), v.second.c_str(), 1);
+      else unsetenv(k.c_str());
+    }
+    ReloadParams();
+  }
+  void Set(const std::string& k, const char* v) {
+    if (!saved_.count(k)) {
+      const char* old = getenv(k.c_str());
+      saved_[k] = {old != nullptr, old ? old : ""};
+    }
+    if (v) setenv(k.c_str(), v, 1);
+    else unsetenv(k.c_str());
+    ReloadParams();
+  }
+
+ private:
+  std::map<std::string, std::pair<bool, std::string>> saved_;
+};
+
+const ParamValue* Find(const std::vector<ParamValue>& all, const std::string& name) {
+  for (const ParamValue& p : all)
+    if (name == p.info->name) return &p;
+  return nullptr;
+}
+
+TEST(Params, DefaultFileEnvironmentPrecedence) {
+  EnvGuard env;
+  char path[] = "/tmp/tccl-conf-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const char text[] = "# comment\nTCCL_TIMEOUT = 42\nCHUNK_BYTES=4096\n";
+  ASSERT_EQ((ssize_t)sizeof(text) - 1, write(fd, text, sizeof(text) - 1));
+  close(fd);
+  env.Set("TCCL_CONF_FILE", path);
+  env.Set("TCCL_CHUNK_BYTES", "8192");
+  env.Set("TCCL_SPIN_US", nullptr);
+  auto all = AllParams();
+  EXPECT_EQ(Find(all, "TIMEOUT")->value, "42");
+  EXPECT_EQ(Find(all, "TIMEOUT")->source, std::string("config file ") + path);
+  EXPECT_EQ(Find(all, "CHUNK_BYTES")->value, "8192");
+  EXPECT_EQ(Find(all, "CHUNK_BYTES")->source, "environment");
+  EXPECT_EQ(Find(all, "SPIN_US")->source, "default");
+  EXPECT_EQ(ParamInt("TIMEOUT"), 42);
+  unlink(path);
+}
+
+TEST(Params, ConfigFileErrorsAreReported) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  EXPECT_NE(ParseConfText("TIMEOUT 5\n", &kv), "");
+  EXPECT_NE(ParseConfText("NO_SUCH_PARAM=1\n", &kv).find("unknown parameter"), std::string::npos);
+  kv.clear();
+  EXPECT_EQ(ParseConfText("\n  # only comments\nTCCL_DEBUG=INFO\n", &kv), "");
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(kv[0].first, "DEBUG");
+  EXPECT_EQ(kv[0].second, "INFO");
+}
+
+TEST(Params, NonIntegerFallsBackToDefault) {
+  EnvGuard env;
+  env.Set("TCCL_SPIN_US", "fast");
+  EXPECT_EQ(ParamInt("SPIN_US"), 20);
+}
+
+// docs/env.md documents exactly the parameters of the registry, with the same defaults.
+TEST(ConfigDocs, EnvMdListsExactlyTheRegistry) {
+  std::ifstream in(std::string(TCCL_SOURCE_DIR) + "/docs/env.md");
+  ASSERT_TRUE(in) << "docs/env.md is missing";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  std::regex row(R"(\| `TCCL_(\w+)` \| \w+ \| `([^`]*)` \|)");
+  std::map<std::string, std::string> documented;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it)
+    documented[(*it)[1]] = (*it)[2];
+  std::map<std::string, std::string> registry;
+  for (const ParamValue& p : AllParams()) registry[p.info->name] = p.info->defaultValue;
+  EXPECT_EQ(documented, registry);
+}
+
+TEST(AlgoGrammar, AcceptsNcclForms) {
+  AlgoFilter f;
+  EXPECT_TRUE(ParseAlgoFilter("", &f).ok());
+  EXPECT_TRUE(ParseAlgoFilter("ring", &f).ok());
+  EXPECT_TRUE(ParseAlgoFilter("ring,direct;allreduce:direct", &f).ok());
+  EXPECT_TRUE(ParseAlgoFilter("allreduce:^direct; broadcast:chain", &f).ok());
+  EXPECT_TRUE(ParseAlgoFilter("AllReduce:Ring", &f).ok());
+  EXPECT_TRUE(ParseAlgoFilter("all_reduce:ring", &f).ok());
+}
+
+TEST(AlgoGrammar, RejectsUnknownTokens) {
+  AlgoFilter f;
+  Status st = ParseAlgoFilter("rnig", &f);
+  EXPECT_EQ(st.code(), tcclInvalidArgument);
+  EXPECT_NE(st.message().find("unknown algorithm 'rnig'"), std::string::npos) << st.message();
+  EXPECT_EQ(ParseAlgoFilter("allreduc:ring", &f).code(), tcclInvalidArgument);
+  EXPECT_EQ(ParseAlgoFilter("allreduce:", &f).code(), tcclInvalidArgument);
+  EXPECT_EQ(ParseAlgoFilter("allreduce:ring;allreduce:direct", &f).code(), tcclInvalidArgument);
+  EXPECT_EQ(ParseAlgoFilter("ring,,direct", &f).code(), tcclInvalidArgument);
+}
+
+const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, Status* st = nullptr) {
+  AlgoFilter f;
+  EXPECT_TRUE(ParseAlgoFilter(spec, &f).ok());
+  CollArgs a;
+  a.kind = k;
+  a.nranks = 4;
+  a.count = count;
+  a.elemSize = 4;
+  const AlgorithmInfo* out = nullptr;
+  Status s = SelectAlgorithm(a, f, &out);
+  if (st) *st = s;
+  return out;
+}
+
+TEST(AlgoSelection, DefaultsAndOverrides) {
+  EXPECT_STREQ(Select("", CollKind::AllReduce, 2)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20)->name, "ring");
+  EXPECT_STREQ(Select("allreduce:direct", CollKind::AllReduce, 1 << 20)->name, "direct");
+  EXPECT_STREQ(Select("allreduce:^direct", CollKind::AllReduce, 2)->name, "ring");
+  EXPECT_STREQ(Select("ring", CollKind::AllReduce, 2)->name, "ring");
+  // A global list naming no broadcast algorithm leaves broadcast alone.
+  EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, "chain");
+  Status st;
+  EXPECT_EQ(Select("broadcast:^chain", CollKind::Broadcast, 2, &st), nullptr);
+  EXPECT_EQ(st.code(), tcclInvalidArgument);
+}
+
+TEST(AlgoSelection, EveryAlgorithmHasNameAndDescription) {
+  std::set<std::pair<std::string, int>> seen;
+  for (const AlgorithmInfo& a : AllAlgorithms()) {
+    EXPECT_TRUE(a.name && *a.name);
+    EXPECT_GT(strlen(a.description), 20u) << a.name;
+    EXPECT_TRUE(seen.insert({a.name, (int)a.coll}).second) << "duplicate " << a.name;
+  }
+}
+
+TEST(LauncherEnv, ReadsEachLauncher) {
+  const char* all[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                       "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "PMI_RANK",
+                       "PMI_SIZE", "MASTER_ADDR", "MASTER_PORT"};
+  EnvGuard env;
+  for (const char* v : all) env.Set(v, nullptr);
+  LaunchInfo li;
+  EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidUsage);
+
+  env.Set("SLURM_PROCID", "3");
+  env.Set("SLURM_NTASKS", "8");
+  env.Set("SLURM_LOCALID", "1");
+  ASSERT_TRUE(ReadLauncherEnv(&li).ok());
+  EXPECT_EQ(li.launcher, "Slurm");
+  EXPECT_EQ(li.rank, 3);
+  EXPECT_EQ(li.size, 8);
+  EXPECT_EQ(li.localRank, 1);
+
+  env.Set("OMPI_COMM_WORLD_RANK", "2");
+  env.Set("OMPI_COMM_WORLD_SIZE", "4");
+  ASSERT_TRUE(ReadLauncherEnv(&li).ok());
+  EXPECT_EQ(li.launcher, "Open MPI");  // Open MPI's own variables win over the allocation's
+
+  env.Set("RANK", "1");
+  env.Set("WORLD_SIZE", "2");
+  env.Set("MASTER_ADDR", "127.0.0.1");
+  env.Set("MASTER_PORT", "29500");
+  ASSERT_TRUE(ReadLauncherEnv(&li).ok());
+  EXPECT_EQ(li.launcher, "torchrun");
+  EXPECT_EQ(li.masterPort, 29500);
+
+  env.Set("WORLD_SIZE", "1");  // rank 1 of 1
+  EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidArgument);
+  env.Set("WORLD_SIZE", "2");
+  env.Set("MASTER_PORT", "http");
+  EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidArgument);
+
+  for (const char* v : all) env.Set(v, nullptr);
+  env.Set("PMI_RANK", "0");
+  env.Set("PMI_SIZE", "1");
+  ASSERT_TRUE(ReadLauncherEnv(&li).ok());
+  EXPECT_EQ(li.launcher, "PMI");
+}
+
+TEST(CommConfig, BadValuesAreRejectedAtInit) {
+  EnvGuard env;
+  tcclComm_t comm = nullptr;
+  env.Set("TCCL_ALGO", "allreduce:fastest");
+  EXPECT_EQ(tcclCommInitAll(&comm, 1, nullptr), tcclInvalidArgument);
+  EXPECT_NE(std::string(tcclGetLastError(nullptr)).find("fastest"), std::string::npos);
+  env.Set("TCCL_ALGO", nullptr);
+  env.Set("TCCL_DETERMINISM", "sometimes");
+  EXPECT_EQ(tcclCommInitAll(&comm, 1, nullptr), tcclInvalidArgument);
+  env.Set("TCCL_DETERMINISM", nullptr);
+
+  tcclUniqueId id;
+  ASSERT_EQ(tcclSuccess, tcclGetUniqueId(&id));
+  tcclConfig_t bad = TCCL_CONFIG_INITIALIZER;
+  bad.magic = 0;
+  EXPECT_EQ(tcclCommInitRankConfig(&comm, 1, id, 0, &bad), tcclInvalidArgument);
+  tcclConfig_t cfg = TCCL_CONFIG_INITIALIZER;
+  cfg.timeoutSec = -1;
+  EXPECT_EQ(tcclCommInitRankConfig(&comm, 1, id, 0, &cfg), tcclInvalidArgument);
+  cfg.timeoutSec = 30;
+  cfg.determinism = 7;
+  EXPECT_EQ(tcclCommInitRankConfig(&comm, 1, id, 0, &cfg), tcclInvalidArgument);
+  cfg.determinism = tcclDeterminismRun;
+  cfg.commName = "configured";
+  ASSERT_EQ(tcclSuccess, tcclCommInitRankConfig(&comm, 1, id, 0, &cfg)) << tcclGetLastError(nullptr);
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(comm));
+}
+
+}  // namespace
+}  // namespace tccl
