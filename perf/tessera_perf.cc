@@ -21,6 +21,15 @@ using namespace perf;
 
 namespace {
 
+size_t ElemSize(tcclDataType_t dt) {
+  switch (dt) {
+    case tcclInt8: case tcclUint8: return 1;
+    case tcclFloat16: case tcclBfloat16: return 2;
+    case tcclInt32: case tcclUint32: case tcclFloat32: return 4;
+    default: return 8;
+  }
+}
+
 struct Job {
   tcclComm_t comm = nullptr;
   int rank = 0, nranks = 1;
@@ -68,13 +77,7 @@ struct Result {
 // Lays out this rank's input for one call: out of place in `send`, in place inside `recv`.
 void PrepareInput(const Coll& c, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int root, Job& job, bool inPlace,
                   void* sendBase, void* recvBase, void** send, void** recv, uint64_t seed) {
-  size_t es = 0;
-  switch (dt) {
-    case tcclInt8: case tcclUint8: es = 1; break;
-    case tcclFloat16: case tcclBfloat16: es = 2; break;
-    case tcclInt32: case tcclUint32: case tcclFloat32: es = 4; break;
-    default: es = 8;
-  }
+  size_t es = ElemSize(dt);
   if (!inPlace) {
     *send = sendBase;
     *recv = recvBase;
@@ -129,8 +132,7 @@ void Json(Job& job, const char* coll, const Shape& s, tcclDataType_t dt, const c
   fprintf(job.json,
           "{\"collective\":\"%s\",\"nranks\":%d,\"size\":%zu,\"count\":%zu,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,"
           "\"oop\":{\"time_us\":%.3f,\"algbw\":%.4f,\"busbw\":%.4f,\"wrong\":%lld,\"det\":%lld}",
-          coll, job.nranks, s.bytes, s.bytes / std::max<size_t>(1, s.bytes / std::max<size_t>(1, s.count * 1)),
-          TypeName(dt), redop, root, o.timeUs, o.algbw, o.busbw, (long long)o.wrong, (long long)o.det);
+          coll, job.nranks, s.bytes, s.bytes / ElemSize(dt), TypeName(dt), redop, root, o.timeUs, o.algbw, o.busbw, (long long)o.wrong, (long long)o.det);
   if (hasInPlace)
     fprintf(job.json, ",\"ip\":{\"time_us\":%.3f,\"algbw\":%.4f,\"busbw\":%.4f,\"wrong\":%lld,\"det\":%lld}", i.timeUs,
             i.algbw, i.busbw, (long long)i.wrong, (long long)i.det);
@@ -163,9 +165,10 @@ int main(int argc, char** argv) {
   if (job.rank == 0 && !args.json.empty()) job.json = fopen(args.json.c_str(), "w");
 
   const bool hasInPlace = std::string(coll->name) != "sendrecv";
-  // Largest buffers needed over the sweep, plus one element of slack for size rounding.
-  size_t maxElemsBytes = args.maxBytes * (size_t)job.nranks + 64;
-  std::vector<unsigned char> sendBuf(maxElemsBytes), recvBuf(maxElemsBytes);
+  // Largest buffers needed over the sweep (8-byte elements bound every type's byte count).
+  perf::Shape biggest = coll->shape(args.maxBytes, 1, job.nranks);
+  size_t maxBufBytes = std::max(biggest.sendElems, biggest.recvElems) + 64;
+  std::vector<unsigned char> sendBuf(maxBufBytes), recvBuf(maxBufBytes);
 
   // Header, as nccl-tests prints it.
   int64_t pid = getpid();
@@ -201,8 +204,7 @@ int main(int argc, char** argv) {
     }
   }
   for (tcclDataType_t dt : args.types) {
-    size_t es = dt == tcclInt8 || dt == tcclUint8 ? 1 : dt == tcclFloat16 || dt == tcclBfloat16 ? 2
-              : dt == tcclFloat64 || dt == tcclInt64 || dt == tcclUint64 ? 8 : 4;
+    size_t es = ElemSize(dt);
     std::vector<tcclRedOp_t> ops = coll->reduces ? args.ops : std::vector<tcclRedOp_t>{tcclSum};
     for (tcclRedOp_t op : ops) {
       for (int root : roots) {
