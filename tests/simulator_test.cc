@@ -23,6 +23,7 @@ TEST(Simulator, EveryAlgorithmEveryRankCount) {
         if (n > 16 && count > 97) continue;
         for (size_t slice : slices) {
           if (n > 16 && slice < 64) continue;
+          if (slice == 1 && count > 97) continue;  // 1000 one-element slices add time, not coverage
           for (bool inPlace : {false, true}) {
             for (tcclRedOp_t op : {tcclSum, tcclAvg}) {
               CollArgs a;

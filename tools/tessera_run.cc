@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <errno.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -147,7 +149,10 @@ int main(int argc, char** argv) {
   bool killedHard = false;
   while (alive > 0) {
     int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
+    // Block while all is well (a launcher that polls would steal time slices from the ranks it
+    // launched); poll only while waiting out the grace period after a failure.
+    pid_t pid = waitpid(-1, &status, firstFailure == 0 ? 0 : WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;  // a forwarded signal
     if (pid > 0) {
       for (int r = 0; r < n; ++r) {
         if (g_children[r] != pid) continue;
