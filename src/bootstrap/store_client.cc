@@ -18,6 +18,7 @@ Status StoreClient::Connect(const SockAddr& addr, const uint8_t secret[16],
                                  st.message() + " (is rank 0 running, and is the id current?)");
   StoreHello h;
   h.magic = StoreHello::kMagic;
+  h.pid = (int32_t)getpid();
   memcpy(h.secret, secret, 16);
   TCCL_RETURN_IF_ERROR(SendAll(c->fd_, &h, sizeof(h), deadline));
   char ack = 0;

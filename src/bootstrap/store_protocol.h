@@ -15,6 +15,7 @@ namespace tccl {
 struct StoreHello {
   static constexpr uint32_t kMagic = 0x54435354;  // "TCST"
   uint32_t magic;
+  int32_t pid;  // lets the server tell its own process's clients from other ranks'
   uint8_t secret[16];
 };
 

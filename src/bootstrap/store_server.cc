@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "bootstrap/store_protocol.h"
+#include "config/params.h"
 #include "core/log.h"
 
 namespace tccl {
@@ -27,6 +30,7 @@ constexpr double kHelloDeadlineSec = 10.0;
 struct Client {
   int fd = -1;
   bool authed = false;
+  bool foreign = false;  // connected from another process
   double connectedAt = 0;
   std::string in;
   std::string out;
@@ -56,19 +60,22 @@ class StoreServer {
       double now = NowSeconds();
       for (auto& c : clients_)
         if (c->fd >= 0 && !c->authed && now - c->connectedAt > kHelloDeadlineSec) Drop(*c, "no hello");
-      size_t authed = 0;
+      size_t authed = 0, foreign = 0;
       std::vector<std::unique_ptr<Client>> alive;
       for (auto& c : clients_) {
         if (c->fd < 0) continue;
         authed += c->authed;
+        foreign += c->authed && c->foreign;
         alive.push_back(std::move(c));
       }
       clients_.swap(alive);
+      foreignClients_.store(foreign);
       hadClient = hadClient || authed > 0;
       if (hadClient && authed == 0 && !persistent_) break;
     }
     close(listenFd_);
     for (auto& c : clients_) close(c->fd);
+    foreignClients_.store(0);
     TCCL_INFO(kLogBoot, "bootstrap store stopped (%zu keys)", kv_.size());
   }
 
@@ -116,6 +123,7 @@ class StoreServer {
         return Drop(c, "bad hello");
       }
       c.authed = true;
+      c.foreign = h.pid != (int32_t)getpid();
       c.out.push_back('\1');
       pos = sizeof(StoreHello);
     }
@@ -172,11 +180,34 @@ class StoreServer {
 
   int listenFd_;
   bool persistent_;
+ public:
+  std::atomic<size_t> foreignClients_{0};
+
+ private:
   uint8_t secret_[16];
   std::vector<std::unique_ptr<Client>> clients_;
   std::map<std::string, std::string> kv_;
   std::multimap<std::string, int> waiters_;
 };
+
+// Ranks in other processes may still be reading from a store this process serves (rank 0 can
+// finish a job before a slower rank has fetched the last bootstrap record). At exit, give them
+// until TCCL_TIMEOUT to disconnect, so an early exit of rank 0 never fails the others.
+std::mutex g_serversMu;
+std::vector<std::weak_ptr<StoreServer>> g_servers;
+
+void WaitForForeignClientsAtExit() {
+  std::vector<std::shared_ptr<StoreServer>> live;
+  {
+    std::lock_guard<std::mutex> g(g_serversMu);
+    for (auto& w : g_servers)
+      if (auto s = w.lock()) live.push_back(s);
+  }
+  Deadline deadline = Deadline::After((double)ParamInt("TIMEOUT"));
+  for (auto& s : live)
+    while (s->foreignClients_.load() > 0 && !deadline.Expired())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
 
 }  // namespace
 
@@ -198,6 +229,11 @@ Status StartStoreServer(uint32_t bindIp, uint16_t port, const uint8_t secret[16]
   SetNonBlocking(fd);
   if (persistent) persistentServers[bound->port] = std::string(reinterpret_cast<const char*>(secret), 16);
   auto server = std::make_shared<StoreServer>(fd, secret, persistent);
+  {
+    std::lock_guard<std::mutex> g2(g_serversMu);
+    if (g_servers.empty()) atexit(&WaitForForeignClientsAtExit);
+    g_servers.push_back(server);
+  }
   try {
     std::thread([server] { server->Run(); }).detach();
   } catch (const std::exception& e) {
