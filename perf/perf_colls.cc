@@ -32,32 +32,32 @@ double TwoNMinus1OverN(int n) { return 2.0 * (n - 1) / n; }
 bool Everyone(int, int) { return true; }
 bool RootOnly(int rank, int root) { return rank == root; }
 
-tcclResult_t RunAllReduce(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int, tcclComm_t c) {
-  return tcclAllReduce(s, r, sh.count, dt, op, c, nullptr);
+tcclResult_t RunAllReduce(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int, tcclComm_t c, tcclStream_t st) {
+  return tcclAllReduce(s, r, sh.count, dt, op, c, st);
 }
-tcclResult_t RunReduceScatter(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int, tcclComm_t c) {
-  return tcclReduceScatter(s, r, sh.count, dt, op, c, nullptr);
+tcclResult_t RunReduceScatter(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int, tcclComm_t c, tcclStream_t st) {
+  return tcclReduceScatter(s, r, sh.count, dt, op, c, st);
 }
-tcclResult_t RunAllGather(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c) {
-  return tcclAllGather(s, r, sh.count, dt, c, nullptr);
+tcclResult_t RunAllGather(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c, tcclStream_t st) {
+  return tcclAllGather(s, r, sh.count, dt, c, st);
 }
-tcclResult_t RunBroadcast(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int root, tcclComm_t c) {
-  return tcclBroadcast(s, r, sh.count, dt, root, c, nullptr);
+tcclResult_t RunBroadcast(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int root, tcclComm_t c, tcclStream_t st) {
+  return tcclBroadcast(s, r, sh.count, dt, root, c, st);
 }
-tcclResult_t RunReduce(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int root, tcclComm_t c) {
-  return tcclReduce(s, r, sh.count, dt, op, root, c, nullptr);
+tcclResult_t RunReduce(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t op, int root, tcclComm_t c, tcclStream_t st) {
+  return tcclReduce(s, r, sh.count, dt, op, root, c, st);
 }
-tcclResult_t RunAllToAll(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c) {
-  return tcclAlltoAll(s, r, sh.count, dt, c, nullptr);
+tcclResult_t RunAllToAll(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c, tcclStream_t st) {
+  return tcclAlltoAll(s, r, sh.count, dt, c, st);
 }
 // Each rank sends to rank+1 and receives from rank-1, as nccl-tests' sendrecv.
-tcclResult_t RunSendRecv(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c) {
+tcclResult_t RunSendRecv(const void* s, void* r, const Shape& sh, tcclDataType_t dt, tcclRedOp_t, int, tcclComm_t c, tcclStream_t st) {
   int rank = 0, n = 1;
   tcclCommUserRank(c, &rank);
   tcclCommCount(c, &n);
   tcclGroupStart();
-  tcclSend(s, sh.count, dt, (rank + 1) % n, c, nullptr);
-  tcclRecv(r, sh.count, dt, (rank - 1 + n) % n, c, nullptr);
+  tcclSend(s, sh.count, dt, (rank + 1) % n, c, st);
+  tcclRecv(r, sh.count, dt, (rank - 1 + n) % n, c, st);
   return tcclGroupEnd();
 }
 

@@ -30,8 +30,9 @@ struct Coll {
   Shape (*shape)(size_t bytes, size_t elemSize, int nranks);
   double (*busFactor)(int nranks);
   // Issues the call. In place: buffers aliased per the NCCL in-place rules.
+  // `stream`: NULL (blocking) or a host stream.
   tcclResult_t (*run)(const void* send, void* recv, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int root,
-                      tcclComm_t comm);
+                      tcclComm_t comm, tcclStream_t stream);
   Source (*source)(int rank, int nranks, int root, const Shape& s, size_t j);
   // True where output element j of this rank is defined (reduce: only the root's).
   bool (*hasOutput)(int rank, int root);

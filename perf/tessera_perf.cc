@@ -97,10 +97,10 @@ Result Measure(const Coll& c, const Args& args, Job& job, size_t bytes, tcclData
   uint64_t seed = bytes * 1315423911ull + dt * 31 + op;
   void *send = nullptr, *recv = nullptr;
   PrepareInput(c, s, dt, op, root, job, inPlace, sendBase, recvBase, &send, &recv, seed);
-  for (int i = 0; i < args.warmup; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm));
+  for (int i = 0; i < args.warmup; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
   Barrier(job);
   double t0 = Now();
-  for (int i = 0; i < args.iters; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm));
+  for (int i = 0; i < args.iters; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
   double local = (Now() - t0) / args.iters;
   double t = Aggregate(job, local, args.average);
   r.timeUs = t * 1e6;
@@ -108,7 +108,7 @@ Result Measure(const Coll& c, const Args& args, Job& job, size_t bytes, tcclData
   r.busbw = r.algbw * c.busFactor(job.nranks);
   if (args.check) {
     PrepareInput(c, s, dt, op, root, job, inPlace, sendBase, recvBase, &send, &recv, seed);
-    CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm));
+    CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
     CheckResult cr = CheckOutput(c, recv, s, dt, op, job.rank, job.nranks, root, seed);
     r.wrong = SumAll(job, cr.wrong);
     r.det = SumAll(job, cr.det);

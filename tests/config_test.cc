@@ -119,10 +119,12 @@ TEST(AlgoGrammar, RejectsUnknownTokens) {
   EXPECT_EQ(ParseAlgoFilter("ring,,direct", &f).code(), tcclInvalidArgument);
 }
 
-const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, Status* st = nullptr) {
+const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, Status* st = nullptr,
+                            bool strict = false) {
   AlgoFilter f;
   EXPECT_TRUE(ParseAlgoFilter(spec, &f).ok());
   CollArgs a;
+  a.requireCanonical = strict;
   a.kind = k;
   a.nranks = 4;
   a.count = count;
@@ -137,13 +139,29 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_STREQ(Select("", CollKind::AllReduce, 2)->name, "direct");
   EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20)->name, "ring");
   EXPECT_STREQ(Select("allreduce:direct", CollKind::AllReduce, 1 << 20)->name, "direct");
-  EXPECT_STREQ(Select("allreduce:^direct", CollKind::AllReduce, 2)->name, "ring");
+  EXPECT_STREQ(Select("allreduce:^direct;", CollKind::AllReduce, 2)->name, "twoshot");
+  EXPECT_STREQ(Select("allreduce:^direct,twoshot", CollKind::AllReduce, 2)->name, "ring");
   EXPECT_STREQ(Select("ring", CollKind::AllReduce, 2)->name, "ring");
   // A global list naming no broadcast algorithm leaves broadcast alone.
   EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, "chain");
   Status st;
   EXPECT_EQ(Select("broadcast:^chain", CollKind::Broadcast, 2, &st), nullptr);
   EXPECT_EQ(st.code(), tcclInvalidArgument);
+}
+
+TEST(AlgoSelection, StrictModeUsesOnlyCanonicalAlgorithms) {
+  EXPECT_STREQ(Select("", CollKind::AllReduce, 2, nullptr, true)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20, nullptr, true)->name, "twoshot");
+  EXPECT_STREQ(Select("", CollKind::ReduceScatter, 1 << 20, nullptr, true)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::Reduce, 1 << 20, nullptr, true)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::ReduceScatter, 1 << 20)->name, "ring");
+  EXPECT_STREQ(Select("", CollKind::Reduce, 1 << 20)->name, "chain");
+  // A global "ring" restricts all-reduce to ring, which strict mode refuses with an explanation.
+  Status st;
+  EXPECT_EQ(Select("ring", CollKind::AllReduce, 1 << 20, &st, true), nullptr);
+  EXPECT_EQ(st.code(), tcclInvalidUsage);
+  EXPECT_NE(st.message().find("TCCL_DETERMINISM=strict"), std::string::npos) << st.message();
+  EXPECT_STREQ(Select("ring,twoshot", CollKind::AllReduce, 1 << 20, nullptr, true)->name, "twoshot");
 }
 
 TEST(AlgoSelection, EveryAlgorithmHasNameAndDescription) {

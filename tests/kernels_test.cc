@@ -102,7 +102,9 @@ TEST(Bf16Conversion, EncodeMatchesReference) {
   }
   for (uint32_t b = 0; b < 65536; ++b) {
     float f = Bf16ToFloat((uint16_t)b);
-    if (!std::isnan(f)) ASSERT_EQ(FloatToBf16(f), b);
+    if (!std::isnan(f)) {
+      ASSERT_EQ(FloatToBf16(f), b);
+    }
   }
 }
 

@@ -13,13 +13,18 @@ class ProcessRanks : public ::testing::Test {
     ASSERT_EQ(tcclSuccess, tcclCommInitFromEnv(&comm_, nullptr)) << tcclGetLastError(nullptr);
   }
   void TearDown() override {
-    if (comm_) EXPECT_EQ(tcclSuccess, tcclCommDestroy(comm_));
+    if (comm_) {
+      EXPECT_EQ(tcclSuccess, tcclCommDestroy(comm_));
+    }
   }
   tcclComm_t comm_ = nullptr;
 };
 
-TEST_F(ProcessRanks, FullSweep) {
-  std::vector<std::string> failures = RunSweep(comm_, SweepOptions());
+// Strict determinism (the default) across processes: every reduction equals tcclReduceReference.
+TEST_F(ProcessRanks, FullSweepStrict) {
+  SweepOptions opt;
+  opt.expectCanonical = true;
+  std::vector<std::string> failures = RunSweep(comm_, opt);
   int rank = -1;
   tcclCommUserRank(comm_, &rank);
   for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "rank " << rank << ": " << failures[i];
@@ -40,6 +45,7 @@ TEST_F(ProcessRanks, SplitIntoHalvesAndRunOnEach) {
   SweepOptions opt;
   opt.types = {tcclFloat32, tcclInt64};
   opt.largeCounts = {};
+  opt.expectCanonical = true;
   std::vector<std::string> failures = RunSweep(half, opt);
   for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "split rank " << hr << ": " << failures[i];
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(half));

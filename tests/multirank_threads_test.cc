@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "config/params.h"
@@ -47,13 +48,44 @@ void RunOnThreads(int n, const SweepOptions& opt) {
 
 class ThreadRanks : public ::testing::TestWithParam<int> {};
 
-TEST_P(ThreadRanks, AutomaticSelection) { RunOnThreads(GetParam(), SweepOptions()); }
-
-TEST_P(ThreadRanks, ForcedRingAllReduce) {
-  ScopedEnv algo("TCCL_ALGO", "allreduce:ring");
+// Strict determinism is the default: every reduction, float included, must equal
+// tcclReduceReference bit for bit.
+TEST_P(ThreadRanks, AutomaticSelectionStrict) {
   SweepOptions opt;
-  opt.colls = {"all_reduce"};
+  opt.expectCanonical = true;
   RunOnThreads(GetParam(), opt);
+}
+
+TEST_P(ThreadRanks, HostStreamsStrict) {
+  SweepOptions opt;
+  opt.expectCanonical = true;
+  opt.useStream = true;
+  opt.types = {tcclFloat32, tcclFloat16, tcclInt32};
+  RunOnThreads(GetParam(), opt);
+}
+
+// The run level admits the non-canonical ring and chain algorithms: correct within rounding and
+// repeatable, exact for integers, max and min.
+TEST_P(ThreadRanks, RunLevelRingAndChain) {
+  ScopedEnv det("TCCL_DETERMINISM", "run");
+  ScopedEnv algo("TCCL_ALGO", "allreduce:ring;reducescatter:ring;reduce:chain");
+  SweepOptions opt;
+  opt.colls = {"all_reduce", "reduce_scatter", "reduce"};
+  RunOnThreads(GetParam(), opt);
+}
+
+// Each canonical algorithm forced for every size, with default and with tiny slices.
+TEST_P(ThreadRanks, ForcedCanonicalAlgorithms) {
+  for (const char* chunk : {"131072", "64"}) {
+    ScopedEnv c("TCCL_CHUNK_BYTES", chunk);
+    ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot;reducescatter:direct;reduce:direct");
+    SweepOptions opt;
+    opt.colls = {"all_reduce", "reduce_scatter", "reduce"};
+    opt.expectCanonical = true;
+    opt.types = {tcclFloat32, tcclFloat16, tcclBfloat16, tcclFloat64};
+    opt.largeCounts = {100003};
+    RunOnThreads(GetParam(), opt);
+  }
 }
 
 TEST_P(ThreadRanks, ForcedDirectAllReduceIsCanonical) {
@@ -82,6 +114,7 @@ class TcpThreadRanks : public ::testing::TestWithParam<int> {};
 TEST_P(TcpThreadRanks, SweepOverLoopbackTcp) {
   ScopedEnv shm("TCCL_SHM_DISABLE", "1");
   SweepOptions opt;
+  opt.expectCanonical = true;
   opt.types = {tcclFloat32, tcclBfloat16, tcclInt8, tcclUint64};
   RunOnThreads(GetParam(), opt);
 }
@@ -97,6 +130,7 @@ TEST_P(TcpThreadRanks, MixedShmAndTcp) {
   SweepOptions opt;
   opt.types = {tcclFloat32, tcclInt32};
   opt.largeCounts = {};
+  opt.expectCanonical = true;
   for (int r = 0; r < n; ++r)
     threads.emplace_back([&, r] {
       tccl::SetThreadHostIdForTest("test-host-" + std::to_string(r / 2));
@@ -116,6 +150,74 @@ TEST_P(TcpThreadRanks, MixedShmAndTcp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(N, TcpThreadRanks, ::testing::Values(2, 3, 5));
+
+// The determinism contract in one test: N fixed order-sensitive inputs (many binades, cancellation,
+// subnormals, signed zeros) placed at different offsets of buffers of different lengths, reduced
+// with each algorithm forced in turn, give the same bits, equal to tcclReduceReference.
+class StrictOffsets : public ::testing::TestWithParam<int> {};
+
+TEST_P(StrictOffsets, SameElementAnyOffsetAnySizeAnyAlgorithm) {
+  const int n = GetParam();
+  const float special[] = {1e30f, -1e30f, 1.0f, 3e-39f /* subnormal */, -0.0f, 0.0f, 7e-8f, -2.5f};
+  std::vector<float> element(n);
+  for (int r = 0; r < n; ++r) element[r] = special[(r * 5 + 3) % 8] * (r % 3 == 2 ? 1.5f : 1.0f);
+  std::vector<const void*> ptrs(n);
+  for (int r = 0; r < n; ++r) ptrs[r] = &element[r];
+  float want = 0;
+  ASSERT_EQ(tcclSuccess, tcclReduceReference(ptrs.data(), n, &want, 1, tcclFloat32, tcclSum));
+  const char* algos[] = {"", "allreduce:direct", "allreduce:twoshot"};
+  const size_t lengths[] = {1, 5, 4097, 70001, 300007};
+  for (const char* algo : algos) {
+    ScopedEnv a("TCCL_ALGO", algo);
+    std::vector<tcclComm_t> comms(n);
+    ASSERT_EQ(tcclSuccess, tcclCommInitAll(comms.data(), n, nullptr));
+    for (size_t len : lengths) {
+      size_t offset = (len * 7) / 11;
+      std::vector<std::vector<float>> bufs(n, std::vector<float>(len));
+      std::vector<float> got(n);
+      std::vector<std::thread> threads;
+      for (int r = 0; r < n; ++r)
+        threads.emplace_back([&, r] {
+          for (size_t i = 0; i < len; ++i) bufs[r][i] = (float)((i * 31 + r * 17) % 97) - 48.5f;
+          bufs[r][offset] = element[r];
+          EXPECT_EQ(tcclSuccess, tcclAllReduce(bufs[r].data(), bufs[r].data(), len, tcclFloat32, tcclSum, comms[r], nullptr));
+          got[r] = bufs[r][offset];
+        });
+      for (auto& t : threads) t.join();
+      for (int r = 0; r < n; ++r)
+        EXPECT_EQ(0, memcmp(&got[r], &want, 4)) << "algo '" << algo << "' length " << len << " rank " << r << ": got "
+                                                << got[r] << " want " << want;
+    }
+    for (tcclComm_t c : comms) tcclCommDestroy(c);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(N, StrictOffsets, ::testing::Values(2, 3, 4, 5, 7, 8));
+
+TEST(StrictMode, ForcingANonCanonicalAlgorithmIsAClearError) {
+  ScopedEnv algo("TCCL_ALGO", "allreduce:ring");
+  tcclComm_t comms[2];
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(comms, 2, nullptr));
+  std::vector<float> f(100000, 1.0f);
+  std::vector<int> i(100000, 1);
+  // Validation happens before any communication, so one rank can check the float case alone.
+  EXPECT_EQ(tcclInvalidUsage, tcclAllReduce(f.data(), f.data(), f.size(), tcclFloat32, tcclSum, comms[0], nullptr));
+  EXPECT_NE(std::string(tcclGetLastError(comms[0])).find("TCCL_DETERMINISM=strict"), std::string::npos)
+      << tcclGetLastError(comms[0]);
+  // Integer sums are exact in any order: ring stays allowed in strict mode.
+  std::thread t[2];
+  tcclResult_t rc[2];
+  std::vector<int> i2 = i;
+  for (int r = 0; r < 2; ++r)
+    t[r] = std::thread([&, r] {
+      rc[r] = tcclAllReduce(r ? i2.data() : i.data(), r ? i2.data() : i.data(), i.size(), tcclInt32, tcclSum, comms[r], nullptr);
+    });
+  for (auto& x : t) x.join();
+  EXPECT_EQ(rc[0], tcclSuccess);
+  EXPECT_EQ(rc[1], tcclSuccess);
+  EXPECT_EQ(i[99999], 2);
+  for (tcclComm_t c : comms) tcclCommDestroy(c);
+}
 
 }  // namespace
 }  // namespace tccl_test

@@ -2,6 +2,7 @@
 // each output element must be exactly what the collective defines (see src/exec/simulator.h).
 #include <gtest/gtest.h>
 
+#include "algorithms/generators.h"
 #include "exec/simulator.h"
 
 namespace tccl {
@@ -46,14 +47,59 @@ TEST(Simulator, EveryAlgorithmEveryRankCount) {
 
 // The simulator itself must catch broken schedules; otherwise the test above proves nothing.
 Schedule DropsLastStep(const CollArgs& a) {
-  Schedule s = AllAlgorithms()[1].generate(a);  // ring all-reduce
+  Schedule s = RingAllReduce(a);
   if (!s.steps.empty()) s.steps.pop_back();
   return s;
 }
 Schedule SendsTwice(const CollArgs& a) {
-  Schedule s = AllAlgorithms()[1].generate(a);
+  Schedule s = RingAllReduce(a);
   if (!s.steps.empty()) s.steps.push_back(s.steps.front());
   return s;
+}
+
+// The tree check is real: ring all-reduce combines every rank exactly once but not in the
+// canonical order, so claiming it is canonical must be caught for every N >= 3.
+TEST(Simulator, DetectsNonCanonicalOrder) {
+  for (int n = 3; n <= 9; ++n) {
+    CollArgs a;
+    a.nranks = n;
+    a.count = 5 * n;
+    AlgorithmInfo claimed{"ring-claimed-canonical", CollKind::AllReduce, &RingAllReduce, true, ""};
+    SimResult r = Simulate(claimed, a);
+    EXPECT_FALSE(r.ok) << "N=" << n;
+    EXPECT_NE(r.error.find("tree="), std::string::npos) << r.error;
+    AlgorithmInfo honest{"ring", CollKind::AllReduce, &RingAllReduce, false, ""};
+    EXPECT_TRUE(Simulate(honest, a).ok) << "N=" << n;
+  }
+}
+
+// Proof by simulator for the determinism contract: every canonical algorithm produces exactly
+// the canonical tree for every element, for N = 1..64, many counts (so the same element sits at
+// different offsets of buffers of different lengths) and slice sizes.
+TEST(Simulator, CanonicalAlgorithmsProduceTheCanonicalTreeEverywhere) {
+  int checked = 0;
+  for (const AlgorithmInfo& alg : AllAlgorithms()) {
+    if (!alg.canonicalOrder) continue;
+    if (alg.coll != CollKind::AllReduce && alg.coll != CollKind::ReduceScatter && alg.coll != CollKind::Reduce) continue;
+    for (int n = 1; n <= 64; ++n) {
+      for (size_t count : {1, 3, 17, 64, 129}) {
+        for (size_t slice : {1, 7, 1 << 15}) {
+          if (n > 24 && slice == 1) continue;
+          CollArgs a;
+          a.nranks = n;
+          a.count = count;
+          a.sliceElems = slice;
+          a.root = (int)(count % n);
+          a.inPlace = count % 2 == 1;
+          SimResult r = Simulate(alg, a);
+          ASSERT_TRUE(r.ok) << alg.name << " " << CollName(alg.coll) << " N=" << n << " count=" << count
+                            << " slice=" << slice << ": " << r.error;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 TEST(Simulator, DetectsBrokenSchedules) {

@@ -10,7 +10,7 @@ expected=$'0/3/0/3 127.0.0.1 port secret\n1/3/1/3 127.0.0.1 port secret\n2/3/2/3
 [ "$out" = "$expected" ] || fail "variables: got [$out]"
 
 start=$(date +%s)
-"$run" -n 4 sh -c 'if [ "$RANK" = 2 ]; then exit 7; fi; sleep 60' 2>/dev/null
+"$run" -n 4 sh -c 'if [ "$RANK" = 2 ]; then exit 7; fi; exec sleep 60' 2>/dev/null
 rc=$?
 [ $rc = 7 ] || fail "exit status: got $rc, want 7"
 [ $(( $(date +%s) - start )) -lt 10 ] || fail "the other ranks were not stopped promptly"
@@ -20,7 +20,7 @@ rc=$?
 [ $rc = 137 ] || fail "killed rank: got $rc, want 137 (128 + SIGKILL)"
 
 marker=$(mktemp)
-"$run" -n 2 sh -c "trap 'echo \$RANK >> $marker; exit 0' TERM; sleep 60 & wait" &
+"$run" -n 2 sh -c "trap 'kill \$!; echo \$RANK >> $marker; exit 0' TERM; sleep 60 >/dev/null 2>&1 & wait" &
 launcher=$!
 sleep 1
 kill -TERM $launcher

@@ -87,13 +87,14 @@ typedef struct {
   int determinism;       /* tcclDeterminism_t */
   int timeoutSec;        /* deadline for every blocking step, seconds */
   const char* commName;  /* shown in logs and errors */
+  const char* algo;      /* algorithm override for this communicator, TCCL_ALGO grammar */
 } tcclConfig_t;
 
 #define TCCL_CONFIG_MAGIC 0x7cc1c0f6u
 #define TCCL_CONFIG_INITIALIZER                                                                  \
   {                                                                                              \
     sizeof(tcclConfig_t), TCCL_CONFIG_MAGIC, TCCL_VERSION_CODE, TCCL_CONFIG_UNDEF_INT,          \
-        TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_PTR                      \
+        TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_PTR, TCCL_CONFIG_UNDEF_PTR \
   }
 
 /* ---- version and errors ---- */

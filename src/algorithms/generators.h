@@ -16,6 +16,10 @@ Schedule ChainReduce(const CollArgs& a);
 Schedule PairwiseAllToAll(const CollArgs& a);
 // direct.cc: everyone sends its whole buffer to everyone, then reduces locally in canonical order
 Schedule DirectAllReduce(const CollArgs& a);
+// direct_shot.cc: canonical-order algorithms for large messages
+Schedule DirectReduceScatter(const CollArgs& a);
+Schedule TwoShotAllReduce(const CollArgs& a);
+Schedule DirectReduce(const CollArgs& a);
 
 // Op builders shared by the generators.
 Op MakeCopy(BufRef src, BufRef dst, size_t n);

@@ -17,7 +17,7 @@ struct AlgorithmInfo {
   const char* name;
   CollKind coll;
   Generator generate;
-  bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md
+  bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md (or reduces nothing)
   const char* description;
 };
 

@@ -62,6 +62,9 @@ struct CollArgs {
   int root = 0;
   bool inPlace = false;
   size_t sliceElems = 1 << 15;  // pipelining slice
+  // Strict determinism and an order-sensitive reduction (float sum/prod/avg): only algorithms
+  // that reduce in the canonical order may run. Integer, max and min results are exact anyway.
+  bool requireCanonical = false;
 };
 
 // Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).

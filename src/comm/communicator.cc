@@ -54,6 +54,7 @@ std::string Hex(uint64_t v) {
 Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
   CommSettings s;
   s.timeoutSec = (double)ParamInt("TIMEOUT");
+  s.algo = ParamString("ALGO");
   std::string det = ParamString("DETERMINISM");
   if (det == "strict") s.determinism = tcclDeterminismStrict;
   else if (det == "run") s.determinism = tcclDeterminismRun;
@@ -72,7 +73,9 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
     }
     if (config->blocking != TCCL_CONFIG_UNDEF_INT && config->blocking != 0 && config->blocking != 1)
       return InvalidArgument("config blocking must be 0 or 1, got %d", config->blocking);
-    if (config->size >= sizeof(tcclConfig_t) && config->commName) s.name = config->commName;
+    if (config->size >= offsetof(tcclConfig_t, commName) + sizeof(config->commName) && config->commName)
+      s.name = config->commName;
+    if (config->size >= sizeof(tcclConfig_t) && config->algo) s.algo = config->algo;
   }
   if (s.timeoutSec <= 0) return InvalidArgument("TCCL_TIMEOUT must be a positive number of seconds");
   *out = s;
@@ -97,7 +100,7 @@ Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId,
 Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]) {
   boot_ = std::move(boot);
   memcpy(secret_, secret, 16);
-  TCCL_RETURN_IF_ERROR(ParseAlgoFilter(ParamString("ALGO"), &filter_));
+  TCCL_RETURN_IF_ERROR(ParseAlgoFilter(settings_.algo, &filter_));
   int64_t slice = ParamInt("CHUNK_BYTES");
   if (slice < 64) return InvalidArgument("TCCL_CHUNK_BYTES=%lld is below the minimum of 64", (long long)slice);
   sliceBytes_ = (size_t)slice;
@@ -220,6 +223,9 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   a.nranks = nranks_;
   a.elemSize = DtypeSize(dt);
   a.sliceElems = std::max<size_t>(1, sliceBytes_ / a.elemSize);
+  const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
+  a.requireCanonical = reduces && settings_.determinism == tcclDeterminismStrict && DtypeIsFloat(dt) &&
+                       (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
   const AlgorithmInfo* alg = nullptr;
   TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &alg));
   Schedule s = alg->generate(a);

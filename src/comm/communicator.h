@@ -22,6 +22,7 @@ struct CommSettings {
   double timeoutSec = 600;
   tcclDeterminism_t determinism = tcclDeterminismStrict;
   std::string name;
+  std::string algo;  // TCCL_ALGO grammar; from the config, else the parameter
   static Status Resolve(const tcclConfig_t* config, CommSettings* out);
 };
 

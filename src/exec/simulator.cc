@@ -10,22 +10,51 @@ namespace tccl {
 
 namespace {
 
-// A symbolic element: which ranks' inputs it holds and for which global element index.
+// A symbolic element: which ranks' inputs it holds, for which global element index, and the shape
+// of the reduction tree that produced it (a structural hash: equal hashes mean equal trees).
 struct Sym {
+  uint64_t tree = 0;
   uint64_t mask = 0;      // bit r: rank r contributed (ranks >= 64 fold onto bit r % 64)
   uint32_t count = 0;     // contributions (catches double counting that the mask hides)
   uint32_t divides = 0;   // avg divisions applied
   int32_t origin = -1;    // source rank for data that was never reduced
   int64_t elem = -1;      // global element index; -2 once mismatched elements were combined
   bool operator==(const Sym& o) const {
-    return mask == o.mask && count == o.count && divides == o.divides && origin == o.origin && elem == o.elem;
+    return mask == o.mask && count == o.count && divides == o.divides && origin == o.origin && elem == o.elem &&
+           tree == o.tree;
   }
 };
 
-Sym Input(int rank, int64_t elem) { return Sym{1ull << (rank % 64), 1, 0, rank, elem}; }
+uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+uint64_t LeafTree(int rank) { return Mix64(0x1000 + (uint64_t)rank); }
+// Not symmetric: (a, b) and (b, a) are different trees.
+uint64_t NodeTree(uint64_t left, uint64_t right) { return Mix64(left * 3 + Mix64(right + 0x5bd1e995)); }
+
+// The canonical tree over ranks [lo, hi) of docs/determinism.md.
+uint64_t CanonicalTree(int lo, int hi) {
+  if (hi - lo == 1) return LeafTree(lo);
+  int mid = lo + (hi - lo + 1) / 2;
+  return NodeTree(CanonicalTree(lo, mid), CanonicalTree(mid, hi));
+}
+
+Sym Input(int rank, int64_t elem) {
+  Sym s;
+  s.tree = LeafTree(rank);
+  s.mask = 1ull << (rank % 64);
+  s.count = 1;
+  s.origin = rank;
+  s.elem = elem;
+  return s;
+}
 
 Sym Combine(const Sym& a, const Sym& b) {
   Sym s;
+  s.tree = NodeTree(a.tree, b.tree);
   s.mask = a.mask | b.mask;
   s.count = a.count + b.count;
   s.divides = a.divides + b.divides;
@@ -34,8 +63,8 @@ Sym Combine(const Sym& a, const Sym& b) {
 }
 
 std::string Show(const Sym& s) {
-  return Format("{mask=%llx count=%u divides=%u origin=%d elem=%lld}", (unsigned long long)s.mask, s.count, s.divides,
-                s.origin, (long long)s.elem);
+  return Format("{mask=%llx count=%u divides=%u origin=%d elem=%lld tree=%016llx}", (unsigned long long)s.mask,
+                s.count, s.divides, s.origin, (long long)s.elem, (unsigned long long)s.tree);
 }
 
 struct RankState {
@@ -62,7 +91,7 @@ Sizes BufferSizes(const CollArgs& a) {
 
 class Sim {
  public:
-  explicit Sim(const AlgorithmInfo& alg, const CollArgs& a) : a_(a), ranks_(a.nranks) {
+  explicit Sim(const AlgorithmInfo& alg, const CollArgs& a) : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder) {
     Sizes sz = BufferSizes(a);
     for (int r = 0; r < a.nranks; ++r) {
       RankState& st = ranks_[r];
@@ -216,6 +245,12 @@ class Sim {
     return true;
   }
 
+  static Sym TreeOf(const std::vector<Sym>& in, int lo, int hi) {
+    if (hi - lo == 1) return in[lo];
+    int mid = lo + (hi - lo + 1) / 2;
+    return Combine(TreeOf(in, lo, mid), TreeOf(in, mid, hi));
+  }
+
   bool RunLocal(int r, const Op& op, std::string* err) {
     for (size_t i = 0; i < op.count; ++i) {
       if (op.kind == OpKind::Copy) {
@@ -228,15 +263,15 @@ class Sim {
         if (!d) return false;
         d->divides++;
       } else if (op.kind == OpKind::TreeReduce) {
-        Sym acc;
+        std::vector<Sym> in(a_.nranks);
         for (int q = 0; q < a_.nranks; ++q) {
-          Sym* in = q == r ? Ref(r, op.own, i, err) : Ref(r, {op.src.buf, op.src.offset + q * op.stride}, i, err);
-          if (!in) return false;
-          acc = q == 0 ? *in : Combine(acc, *in);
+          Sym* p = q == r ? Ref(r, op.own, i, err) : Ref(r, {op.src.buf, op.src.offset + q * op.stride}, i, err);
+          if (!p) return false;
+          in[q] = *p;
         }
         Sym* d = Ref(r, op.dst, i, err);
         if (!d) return false;
-        *d = acc;
+        *d = TreeOf(in, 0, a_.nranks);  // as kernels/host/tree_reduce.cc evaluates it
       }
     }
     return true;
@@ -290,6 +325,7 @@ class Sim {
     Sym full;
     for (int q = 0; q < N; ++q) full = q == 0 ? Input(0, 0) : Combine(full, Input(q, 0));
     full.origin = N == 1 ? 0 : -1;
+    full.tree = CanonicalTree(0, N);
     full.divides = (a_.op == tcclAvg && N > 1) ? 1 : 0;
     for (int r = 0; r < N; ++r) {
       if (a_.kind == CollKind::Reduce && r != a_.root) continue;
@@ -312,6 +348,9 @@ class Sim {
         }
         // For avg at N=1 no division is needed (x/1 == x); accept either.
         if (a_.op == tcclAvg && N == 1) got->divides = 0;
+        // Only canonical algorithms promise the canonical tree; the others must still combine
+        // every rank exactly once (checked by mask and count).
+        if (reduces && !checkTree_) want.tree = got->tree;
         if (!(*got == want))
           return Format("%s N=%d count=%zu%s: rank %d output[%zu] = %s, expected %s", CollName(a_.kind), N, c,
                         a_.inPlace ? " in-place" : "", r, i, Show(*got).c_str(), Show(want).c_str());
@@ -322,6 +361,7 @@ class Sim {
 
   CollArgs a_;
   std::vector<RankState> ranks_;
+  bool checkTree_;
   std::map<std::pair<int, int>, std::deque<Sym>> mail_;
   size_t messages_ = 0;
 };

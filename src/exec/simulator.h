@@ -1,7 +1,8 @@
 // The in-process schedule simulator (SPEC section 9): runs the schedules of all N ranks of one
 // collective with symbolic elements and unbounded FIFO mailboxes instead of transports, then checks
 // that every output element is exactly what the collective defines — for reductions, every rank's
-// contribution exactly once and nothing else. It also detects deadlock, unmatched message sizes,
+// contribution exactly once and nothing else, and for algorithms marked canonical, combined in
+// exactly the canonical tree of docs/determinism.md (each element's tree is tracked structurally). It also detects deadlock, unmatched message sizes,
 // and ops in one step that touch overlapping memory. No threads, no sockets: N = 64 runs in
 // milliseconds.
 #pragma once

@@ -25,6 +25,20 @@ std::string Describe(const perf::Coll& c, size_t count, tcclDataType_t dt, tcclR
 
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
   std::vector<std::string> failures;
+  tcclStream_t stream = nullptr;
+  if (opt.useStream && tcclStreamCreate(&stream) != tcclSuccess) return {"tcclStreamCreate failed"};
+  auto run = [&](const perf::Coll& c, const void* send, void* recv, const perf::Shape& s, tcclDataType_t dt,
+                 tcclRedOp_t op, int root) {
+    tcclResult_t rc = c.run(send, recv, s, dt, op, root, comm, stream);
+    if (rc == tcclSuccess && stream) rc = tcclStreamSynchronize(stream);
+    return rc;
+  };
+  struct StreamCloser {
+    tcclStream_t s;
+    ~StreamCloser() {
+      if (s) tcclStreamDestroy(s);
+    }
+  } closer{stream};
   int rank = 0, n = 1;
   tcclCommUserRank(comm, &rank);
   tcclCommCount(comm, &n);
@@ -71,7 +85,7 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
           };
           std::string what = Describe(c, count, dt, op, root, inPlace);
           prepare();
-          tcclResult_t rc = c.run(send, recv, s, dt, op, root, comm);
+          tcclResult_t rc = run(c, send, recv, s, dt, op, root);
           if (rc != tcclSuccess) {
             failures.push_back(what + ": " + tcclGetErrorString(rc) + ": " + tcclGetLastError(comm));
             return failures;  // the ranks may now disagree about what comes next
@@ -85,12 +99,12 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
             std::vector<unsigned char> first(s.recvElems * es);
             memcpy(first.data(), recv, first.size());
             prepare();
-            rc = c.run(send, recv, s, dt, op, root, comm);
+            rc = run(c, send, recv, s, dt, op, root);
             if (rc != tcclSuccess || memcmp(first.data(), recv, first.size()) != 0)
               failures.push_back(what + ": a repeated call gave different bits");
           } else if (c.reduces && !exactType && opt.checkRepeatable) {
             prepare();
-            c.run(send, recv, s, dt, op, root, comm);  // keep every rank in step
+            run(c, send, recv, s, dt, op, root);  // keep every rank in step
           }
           // Guard bytes around the output must be untouched.
           if (!inPlace && opt.unaligned && recvStore[0] != 0xA5)

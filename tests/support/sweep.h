@@ -22,6 +22,8 @@ struct SweepOptions {
   bool expectCanonical = false;
   // Run each float reduction twice and require identical bits (run-level determinism).
   bool checkRepeatable = true;
+  // Issue every call on a host stream and synchronize, instead of blocking calls.
+  bool useStream = false;
 };
 
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt);
