@@ -38,7 +38,7 @@ for coll in all_reduce reduce_scatter; do
         if awk -v a="$v" -v b="$best" 'BEGIN {exit !(a > b)}'; then best=$v; bestname=$(basename "$f"); fi
       done
       printf "%12s %9s %9s %9s %-9s %14s\n" "$size" "$s" "$r" "$best" "${bestname#forced-}" \
-        "$(awk -v a="$s" -v b="$best" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}')"
+        "$(awk -v a="$s" -v b="$best" 'BEGIN {printf "%.2f", (b > 0) ? a / b : 0}')"
     done
     echo
     rm -rf "$tmp"

@@ -189,6 +189,15 @@ int main(int argc, char** argv) {
     printf("# %10s  %12s  %8s  %6s  %6s  %9s  %6s  %6s  %6s  %5s  %9s  %6s  %6s  %6s  %5s\n", "(B)", "(elements)", "",
            "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "");
   }
+  // Settle phase: freshly started ranks run slowly for tens of milliseconds while the OS scheduler
+  // spreads them over the cores (measured here: the first sizes of a sweep ran 2-10x slower whatever
+  // the per-size warm-up count). Synchronise for 200 ms before anything is timed. Rank 0 decides
+  // when to stop so every rank runs the same number of barriers.
+  for (double start = Now();;) {
+    int stop = job.rank == 0 && Now() - start > 0.2;
+    CHECK_TCCL(tcclBroadcast(&stop, &stop, 1, tcclInt32, 0, job.comm, nullptr));
+    if (stop) break;
+  }
   int64_t totalWrong = 0;
   double busSum = 0;
   int busCount = 0;

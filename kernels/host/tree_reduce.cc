@@ -51,7 +51,10 @@ void TreeReduce(const void* const* inputs, int n, void* out, size_t count, size_
   int depth = 0;
   for (int m = n; m > 1; m = (m + 1) / 2) ++depth;
   const size_t block = kBlockBytes / elemSize;
-  std::vector<std::vector<unsigned char>> temps(2 * depth, std::vector<unsigned char>(kBlockBytes));
+  // Temporaries are reused across calls on the same thread (allocating and zero-filling them per
+  // call cost more than the reduction of a small slice).
+  thread_local std::vector<std::vector<unsigned char>> temps;
+  while (temps.size() < (size_t)(2 * depth)) temps.emplace_back(kBlockBytes);
   TreeEval ev{inputs, elemSize, fn, 0, 0, &temps};
   for (size_t b = 0; b < count; b += block) {
     ev.offsetBytes = b * elemSize;
