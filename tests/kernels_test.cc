@@ -296,3 +296,37 @@ TEST(TreeReduce, LargeCountsAreBlockwiseIdentical) {
 
 }  // namespace
 }  // namespace tccl
+
+namespace tccl {
+namespace {
+
+// The canonical order fixes a tree's shape; algorithms may put a node's two operands either way
+// round. That is exact only because every op is commutative bit for bit, NaN included.
+TEST(ReduceKernels, EveryOpIsCommutativeBitForBit) {
+  std::mt19937_64 rng(11);
+  const size_t n = 4096;
+  for (int dt = 0; dt < tcclNumTypes; ++dt) {
+    const size_t es = DtypeSize((tcclDataType_t)dt);
+    std::vector<unsigned char> a(n * es), b(n * es), ab(n * es), ba(n * es);
+    for (auto& x : a) x = (unsigned char)rng();
+    for (auto& x : b) x = (unsigned char)rng();
+    // Special values in every float type: NaNs with payloads, infinities of both signs, zeros.
+    if (dt == tcclFloat32)
+      for (size_t i = 0; i < n; i += 7) {
+        const uint32_t sp[] = {0x7FC00001, 0xFF800000, 0x7F800000, 0x80000000, 0x00000000, 0x7FA00000};
+        memcpy(&a[i * 4], &sp[i % 6], 4);
+        memcpy(&b[i * 4], &sp[(i / 7) % 6], 4);
+      }
+    for (KernelIsa isa : {KernelIsa::Portable, BestIsa()}) {
+      for (int op = 0; op < tcclNumOps; ++op) {
+        ReduceFn f = GetReduceFn((tcclDataType_t)dt, (tcclRedOp_t)op, isa);
+        f(ab.data(), a.data(), b.data(), n);
+        f(ba.data(), b.data(), a.data(), n);
+        ASSERT_EQ(ab, ba) << DtypeName((tcclDataType_t)dt) << " " << OpName((tcclRedOp_t)op) << " " << IsaName(isa);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tccl

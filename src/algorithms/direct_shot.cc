@@ -1,6 +1,6 @@
 // Canonical-order algorithms for large messages (docs/determinism.md). Every reduced element is
-// computed in one place by TreeReduce over all N inputs, so the result has the canonical bits
-// whatever the size, slicing or transport.
+// computed at one rank, along the canonical tree (SliceTreePlan below), so the result has the
+// canonical bits whatever the size, slicing or transport.
 //
 //  - direct reduce-scatter: the owner of each chunk receives that chunk's slice from every rank and
 //    tree-reduces it; each rank sends and receives (N-1)/N of the data, as ring does.
@@ -20,16 +20,84 @@ size_t SliceCount(size_t largest, size_t sliceElems) {
   return std::max<size_t>(1, (largest + sliceElems - 1) / std::max<size_t>(1, sliceElems));
 }
 
-Op Tree(BufRef slots, size_t stride, BufRef own, BufRef dst, size_t n) {
-  Op o;
-  o.kind = OpKind::TreeReduce;
-  o.src = slots;
-  o.stride = stride;
-  o.own = own;
-  o.dst = dst;
-  o.count = n;
-  return o;
-}
+// Plans the canonical tree for one slice at the rank that owns it, fusing receives with
+// reductions wherever an operand is ready when the data arrives:
+//   own leaf + remote leaf      -> one receive-and-reduce
+//   remote leaf + remote leaf   -> receive into a slot, then receive-and-reduce onto it
+//   anything else               -> receive the remote leaf into a slot; a local reduce later
+// The receives all belong to the exchange step (so every rank keeps consuming every peer and
+// nothing can deadlock); the local reduces follow in post-order, children before parents.
+// Operand order inside a node does not matter: sum and prod are commutative bit for bit (NaN
+// results are canonical) and max/min are exact; the tree's shape is what the simulator checks.
+class SliceTreePlan {
+ public:
+  SliceTreePlan(int rank, size_t n, size_t slot, BufRef own, BufRef out, Step* exchange, std::vector<Step>* locals)
+      : rank_(rank), n_(n), slot_(slot), own_(own), out_(out), exchange_(exchange), locals_(locals) {}
+
+  void Build(int nranks) { Node(0, nranks, true); }
+  static size_t SlotsNeeded(int nranks) { return 2 * (size_t)nranks; }
+
+ private:
+  struct Value {
+    bool remote;  // a peer's leaf, not yet received
+    int peer;
+    bool ready;   // available during the exchange step (only the own leaf)
+    BufRef at;
+  };
+
+  BufRef NewSlot() { return {kScratchBuf, (nextSlot_++) * slot_}; }
+
+  // Receives a remote leaf into a fresh slot; returns the exchange op index.
+  int ReceiveInto(int peer, BufRef dst) {
+    exchange_->ops.push_back(MakeRecv(peer, dst, n_));
+    return (int)exchange_->ops.size() - 1;
+  }
+
+  Value Node(int lo, int hi, bool root) {
+    if (hi - lo == 1) return lo == rank_ ? Value{false, -1, true, own_} : Value{true, lo, false, {}};
+    int mid = lo + (hi - lo + 1) / 2;
+    Value l = Node(lo, mid, false), r = Node(mid, hi, false);
+    BufRef dst = root ? out_ : NewSlot();
+    if (l.remote && r.remote) {
+      int first = ReceiveInto(l.peer, dst);
+      Op fused = MakeRecvReduce(r.peer, dst, dst, n_);
+      fused.after = first;
+      exchange_->ops.push_back(fused);
+      return {false, -1, false, dst};
+    }
+    if (l.remote != r.remote) {
+      const Value& remote = l.remote ? l : r;
+      const Value& local = l.remote ? r : l;
+      if (local.ready) {
+        exchange_->ops.push_back(MakeRecvReduce(remote.peer, dst, local.at, n_));
+        return {false, -1, false, dst};
+      }
+      BufRef tmp = NewSlot();
+      ReceiveInto(remote.peer, tmp);
+      AddLocalReduce(dst, local.at, tmp);
+      return {false, -1, false, dst};
+    }
+    AddLocalReduce(dst, l.at, r.at);
+    return {false, -1, false, dst};
+  }
+
+  void AddLocalReduce(BufRef dst, BufRef x, BufRef y) {
+    Op o;
+    o.kind = OpKind::Reduce;
+    o.dst = dst;
+    o.src = x;
+    o.own = y;
+    o.count = n_;
+    locals_->push_back({{o}});
+  }
+
+  int rank_;
+  size_t n_, slot_;
+  BufRef own_, out_;
+  Step* exchange_;
+  std::vector<Step>* locals_;
+  size_t nextSlot_ = 0;
+};
 
 // Where chunk c of the reduction lives: `begin` in the input buffer and `out` in the output.
 struct ChunkMap {
@@ -44,25 +112,28 @@ size_t BalancedLength(const CollArgs& a, int c) {
 size_t BlockBegin(const CollArgs& a, int c) { return (size_t)c * a.count; }
 size_t BlockLength(const CollArgs& a, int) { return a.count; }
 
-// Appends the reduce-scatter steps for slice j: exchange, then tree-reduce into `out`.
-// Slot i of scratch (stride `slot`) receives rank i's slice of this rank's chunk.
+// Appends the reduce-scatter steps for slice j: one exchange step (sends of this slice of every
+// other chunk to its owner; receives of this chunk's slice from every rank, fused into the canonical
+// tree where possible), then the remaining local reduces, writing the slice's result to `out`.
 void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_t K, size_t j, size_t slot,
                         BufRef out) {
   const int N = a.nranks, r = a.rank;
   Step exchange;
   for (int k = 1; k < N; ++k) {
-    int to = (r + k) % N, from = (r - k + N) % N;
+    int to = (r + k) % N;
     size_t tb = m.begin(a, to) + PartStart(m.length(a, to), K, j);
     size_t tn = PartStart(m.length(a, to), K, j + 1) - PartStart(m.length(a, to), K, j);
     if (tn) exchange.ops.push_back(MakeSend(to, {kSendBuf, tb}, tn));
-    size_t rn = PartStart(m.length(a, r), K, j + 1) - PartStart(m.length(a, r), K, j);
-    if (rn) exchange.ops.push_back(MakeRecv(from, {kScratchBuf, (size_t)from * slot}, rn));
+  }
+  size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
+  std::vector<Step> locals;
+  if (on) {
+    SliceTreePlan plan(r, on, slot, {kSendBuf, m.begin(a, r) + ob}, {out.buf, out.offset + ob}, &exchange, &locals);
+    plan.Build(N);
   }
   if (!exchange.ops.empty()) s.steps.push_back(exchange);
-  size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
-  if (!on) return;
-  s.steps.push_back({{Tree({kScratchBuf, 0}, slot, {kSendBuf, m.begin(a, r) + ob}, {out.buf, out.offset + ob}, on)}});
-  if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({out.buf, out.offset + ob}, on)}});
+  for (Step& st : locals) s.steps.push_back(st);
+  if (on && a.op == tcclAvg) s.steps.push_back({{MakeDivide({out.buf, out.offset + ob}, on)}});
 }
 
 size_t LargestChunk(const CollArgs& a, const ChunkMap& m) {
@@ -83,7 +154,7 @@ Schedule DirectReduceScatter(const CollArgs& a) {
   if (rc == 0) return s;
   ChunkMap m{&BlockBegin, &BlockLength};
   const size_t K = SliceCount(rc, a.sliceElems), slot = (rc + K - 1) / K;
-  s.scratchElems = slot * a.nranks;
+  s.scratchElems = slot * SliceTreePlan::SlotsNeeded(a.nranks);
   for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, 0});
   return s;
 }
@@ -99,7 +170,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   ChunkMap m{&BalancedBegin, &BalancedLength};
   const size_t largest = LargestChunk(a, m);
   const size_t K = SliceCount(largest, a.sliceElems), slot = (largest + K - 1) / K;
-  s.scratchElems = slot * N;
+  s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
   // (peers only receive other chunks of it, sent in the exchange step before).
   for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)});
@@ -127,7 +198,7 @@ Schedule DirectReduce(const CollArgs& a) {
     return s;
   }
   const size_t K = SliceCount(a.count, a.sliceElems), slot = (a.count + K - 1) / K;
-  if (r == a.root) s.scratchElems = slot * N;
+  if (r == a.root) s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   for (size_t j = 0; j < K; ++j) {
     size_t b = PartStart(a.count, K, j), n = PartStart(a.count, K, j + 1) - b;
     if (!n) continue;
@@ -136,12 +207,11 @@ Schedule DirectReduce(const CollArgs& a) {
       continue;
     }
     Step gather;
-    for (int k = 1; k < N; ++k) {
-      int from = (r + k) % N;
-      gather.ops.push_back(MakeRecv(from, {kScratchBuf, (size_t)from * slot}, n));
-    }
+    std::vector<Step> locals;
+    SliceTreePlan plan(r, n, slot, {kSendBuf, b}, {kRecvBuf, b}, &gather, &locals);
+    plan.Build(N);
     s.steps.push_back(gather);
-    s.steps.push_back({{Tree({kScratchBuf, 0}, slot, {kSendBuf, b}, {kRecvBuf, b}, n)}});
+    for (Step& st : locals) s.steps.push_back(st);
     if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, b}, n)}});
   }
   return s;

@@ -29,6 +29,7 @@ enum class OpKind {
   Divide,      // dst /= nranks (avg)
   TreeReduce,  // dst = canonical-order reduction of nranks inputs: input i is at
                //   src + i*stride for i != rank, and at `own` for i == rank
+  Reduce,      // dst = src OP own, locally
 };
 
 struct Op {
@@ -37,6 +38,7 @@ struct Op {
   BufRef src, dst, own;
   size_t count = 0;
   size_t stride = 0;
+  int after = -1;  // index of an op of the same step that must complete before this one starts
 };
 
 struct Step {

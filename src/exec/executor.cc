@@ -34,6 +34,9 @@ void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k
     case OpKind::Divide:
       k.divide(Ptr(bufs, op.dst, es), op.count, nranks);
       break;
+    case OpKind::Reduce:
+      k.reduce(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), Ptr(bufs, op.own, es), op.count);
+      break;
     case OpKind::TreeReduce: {
       std::vector<const void*> in(nranks);
       for (int i = 0; i < nranks; ++i)
@@ -46,7 +49,9 @@ void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k
   }
 }
 
-bool IsLocal(OpKind k) { return k == OpKind::Copy || k == OpKind::Divide || k == OpKind::TreeReduce; }
+bool IsLocal(OpKind k) {
+  return k == OpKind::Copy || k == OpKind::Divide || k == OpKind::TreeReduce || k == OpKind::Reduce;
+}
 
 }  // namespace
 
@@ -83,7 +88,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (done[i] == SIZE_MAX) continue;
         const Op& op = ops[i];
         bool sending = op.kind == OpKind::Send;
-        bool blocked = false;
+        bool blocked = op.after >= 0 && done[op.after] != SIZE_MAX;
         for (size_t j = 0; j < i && !blocked; ++j)
           blocked = done[j] != SIZE_MAX && ops[j].peer == op.peer && (ops[j].kind == OpKind::Send) == sending;
         if (blocked) continue;

@@ -1,5 +1,6 @@
 #include "exec/simulator.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <vector>
@@ -32,8 +33,13 @@ uint64_t Mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 uint64_t LeafTree(int rank) { return Mix64(0x1000 + (uint64_t)rank); }
-// Not symmetric: (a, b) and (b, a) are different trees.
-uint64_t NodeTree(uint64_t left, uint64_t right) { return Mix64(left * 3 + Mix64(right + 0x5bd1e995)); }
+// Symmetric: sum and prod are commutative bit for bit (every NaN result is the canonical NaN, and
+// IEEE rounding is symmetric; tests/kernels_test.cc checks it), and max/min are exact, so a node's
+// operand order never changes bits: only the tree's shape matters.
+uint64_t NodeTree(uint64_t a, uint64_t b) {
+  uint64_t lo = std::min(a, b), hi = std::max(a, b);
+  return Mix64(lo * 3 + Mix64(hi + 0x5bd1e995));
+}
 
 // The canonical tree over ranks [lo, hi) of docs/determinism.md.
 uint64_t CanonicalTree(int lo, int hi) {
@@ -220,6 +226,10 @@ class Sim {
     for (size_t k = 0; k < step.ops.size(); ++k) {
       const Op& op = step.ops[k];
       if (op.kind != OpKind::Recv && op.kind != OpKind::RecvReduce) continue;
+      if (op.after >= 0 && st.recvDone[op.after] < step.ops[op.after].count) {
+        complete = false;  // waits for the op it depends on
+        continue;
+      }
       auto& q = mail_[{op.peer, r}];
       while (st.recvDone[k] < op.count && !q.empty()) {
         size_t i = st.recvDone[k]++;
@@ -262,6 +272,12 @@ class Sim {
         Sym* d = Ref(r, op.dst, i, err);
         if (!d) return false;
         d->divides++;
+      } else if (op.kind == OpKind::Reduce) {
+        Sym* x = Ref(r, op.src, i, err);
+        Sym* y = Ref(r, op.own, i, err);
+        Sym* d = Ref(r, op.dst, i, err);
+        if (!x || !y || !d) return false;
+        *d = Combine(*x, *y);
       } else if (op.kind == OpKind::TreeReduce) {
         std::vector<Sym> in(a_.nranks);
         for (int q = 0; q < a_.nranks; ++q) {
@@ -289,6 +305,7 @@ class Sim {
       std::vector<BufRef> refs;
       if (o.kind != OpKind::Recv && o.kind != OpKind::Divide) refs.push_back(o.src);
       if (o.kind != OpKind::Send) refs.push_back(o.dst);
+      if (o.kind == OpKind::Reduce) refs.push_back(o.own);
       return refs;
     };
     for (size_t i = 0; i < step.ops.size(); ++i) {
@@ -297,6 +314,7 @@ class Sim {
       auto d = range(w.dst, w.count);
       for (size_t j = 0; j < step.ops.size(); ++j) {
         if (i == j || step.ops[j].kind == OpKind::TreeReduce) continue;
+        if (w.after == (int)j || step.ops[j].after == (int)i) continue;  // ordered, not concurrent
         for (BufRef ref : touches(step.ops[j])) {
           auto x = range(ref, step.ops[j].count);
           if (d.first && x.first && d.first < x.second && x.first < d.second) {
