@@ -3,17 +3,19 @@
 # bus bandwidth (float sum, out of place, median of 3 runs) under TCCL_DETERMINISM=strict (automatic
 # selection), under run (automatic selection), and with every algorithm forced under run; "fastest"
 # is the best of all of them. Prints strict / fastest per size.
-#   determinism_cost.sh <build-dir> [min-bytes] [max-bytes]
+#   determinism_cost.sh <build-dir> [min-bytes] [max-bytes]     (plain byte counts)
+# Each run starts one size below min-bytes and drops it: the first size a fresh job measures is
+# slowed by one-time costs (first touch of scratch memory, the scheduler spreading the ranks).
 set -u
-build=$1 min=${2:-64K} max=${3:-64M}
+build=$1 min=${2:-262144} max=${3:-67108864}
 run=$build/tessera-run perf=$build/perf/tessera-perf
 
 # busbw per size (one "size busbw" line each) of one configuration, median of 3 runs.
 measure() {  # ranks coll env...
   local n=$1 coll=$2; shift 2
   for rep in 1 2 3; do
-    env "$@" "$run" -n "$n" "$perf" "$coll" -b "$min" -e "$max" -f 4 -n 10 -w 2 -c 0 2>/dev/null |
-      awk '/^ +[0-9]/ {print $1, $8}'
+    env "$@" "$run" -n "$n" "$perf" "$coll" -b $((min / 4)) -e "$max" -f 4 -n 10 -w 2 -c 0 2>/dev/null |
+      awk -v min="$min" '/^ +[0-9]/ && $1 >= min {print $1, $8}'
   done | sort -n -k1,1 -k2,2 | awk '{v[$1]=v[$1] " " $2; c[$1]++} END {for (s in v) {split(v[s], a, " "); print s, a[int((c[s]+1)/2)]}}' | sort -n
 }
 

@@ -10,15 +10,9 @@
 
 namespace tccl {
 
-static int Mod(int a, int n) { return ((a % n) + n) % n; }
-
-static size_t SliceCount(size_t count, size_t sliceElems) {
-  return std::max<size_t>(1, (count + sliceElems - 1) / std::max<size_t>(1, sliceElems));
-}
-
 Schedule ChainBroadcast(const CollArgs& a) {
   Schedule s;
-  const int N = a.nranks, r = a.rank, pos = Mod(r - a.root, N);
+  const int N = a.nranks, r = a.rank, pos = RankMod(r - a.root, N);
   const size_t K = SliceCount(a.count, a.sliceElems);
   auto slice = [&](size_t t) {
     size_t b = PartStart(a.count, K, t);
@@ -30,7 +24,7 @@ Schedule ChainBroadcast(const CollArgs& a) {
     if (N == 1) return s;
     for (size_t t = 0; t < K; ++t) {
       auto [b, n] = slice(t);
-      if (n) s.steps.push_back({{MakeSend(Mod(r + 1, N), {kSendBuf, b}, n)}});
+      if (n) s.steps.push_back({{MakeSend(RankMod(r + 1, N), {kSendBuf, b}, n)}});
     }
     return s;
   }
@@ -39,11 +33,11 @@ Schedule ChainBroadcast(const CollArgs& a) {
     Step step;
     if (t < K) {
       auto [b, n] = slice(t);
-      if (n) step.ops.push_back(MakeRecv(Mod(r - 1, N), {kRecvBuf, b}, n));
+      if (n) step.ops.push_back(MakeRecv(RankMod(r - 1, N), {kRecvBuf, b}, n));
     }
     if (t >= 1 && !last) {
       auto [b, n] = slice(t - 1);
-      if (n) step.ops.push_back(MakeSend(Mod(r + 1, N), {kRecvBuf, b}, n));
+      if (n) step.ops.push_back(MakeSend(RankMod(r + 1, N), {kRecvBuf, b}, n));
     }
     if (!step.ops.empty()) s.steps.push_back(step);
   }
@@ -52,7 +46,7 @@ Schedule ChainBroadcast(const CollArgs& a) {
 
 Schedule ChainReduce(const CollArgs& a) {
   Schedule s;
-  const int N = a.nranks, r = a.rank, dist = Mod(r - a.root, N);
+  const int N = a.nranks, r = a.rank, dist = RankMod(r - a.root, N);
   if (a.count == 0) return s;
   if (N == 1) {
     if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
@@ -60,7 +54,7 @@ Schedule ChainReduce(const CollArgs& a) {
   }
   const size_t K = SliceCount(a.count, a.sliceElems);
   const size_t slot = (a.count + K - 1) / K;
-  const int toward = Mod(r - 1, N), from = Mod(r + 1, N);
+  const int toward = RankMod(r - 1, N), from = RankMod(r + 1, N);
   auto begin = [&](size_t t) { return PartStart(a.count, K, t); };
   auto len = [&](size_t t) { return PartStart(a.count, K, t + 1) - PartStart(a.count, K, t); };
   if (dist == N - 1) {  // the far end only sends its own data

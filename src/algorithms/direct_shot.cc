@@ -16,10 +16,6 @@ namespace tccl {
 
 namespace {
 
-size_t SliceCount(size_t largest, size_t sliceElems) {
-  return std::max<size_t>(1, (largest + sliceElems - 1) / std::max<size_t>(1, sliceElems));
-}
-
 // Plans the canonical tree for one slice at the rank that owns it, fusing receives with
 // reductions wherever an operand is ready when the data arrives:
 //   own leaf + remote leaf      -> one receive-and-reduce
@@ -81,15 +77,7 @@ class SliceTreePlan {
     return {false, -1, false, dst};
   }
 
-  void AddLocalReduce(BufRef dst, BufRef x, BufRef y) {
-    Op o;
-    o.kind = OpKind::Reduce;
-    o.dst = dst;
-    o.src = x;
-    o.own = y;
-    o.count = n_;
-    locals_->push_back({{o}});
-  }
+  void AddLocalReduce(BufRef dst, BufRef x, BufRef y) { locals_->push_back({{MakeReduce(dst, x, y, n_)}}); }
 
   int rank_;
   size_t n_, slot_;

@@ -21,11 +21,12 @@ Schedule DirectReduceScatter(const CollArgs& a);
 Schedule TwoShotAllReduce(const CollArgs& a);
 Schedule DirectReduce(const CollArgs& a);
 
-// Op builders shared by the generators.
+// Op builders shared by the generators (ops.cc).
 Op MakeCopy(BufRef src, BufRef dst, size_t n);
 Op MakeDivide(BufRef dst, size_t n);
 Op MakeSend(int peer, BufRef src, size_t n);
 Op MakeRecv(int peer, BufRef dst, size_t n);
-Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n);
+Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n);  // dst = local OP incoming
+Op MakeReduce(BufRef dst, BufRef x, BufRef y, size_t n);             // dst = x OP y
 
 }  // namespace tccl

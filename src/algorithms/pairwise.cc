@@ -19,7 +19,7 @@ Schedule PairwiseAllToAll(const CollArgs& a) {
     source = kScratchBuf;
   }
   if (!a.inPlace) s.steps.push_back({{MakeCopy({source, r * c}, {kRecvBuf, r * c}, c)}});
-  const size_t K = std::max<size_t>(1, (c + a.sliceElems - 1) / std::max<size_t>(1, a.sliceElems));
+  const size_t K = SliceCount(c, a.sliceElems);
   for (int k = 1; k < N; ++k) {
     int to = (r + k) % N, from = (r - k + N) % N;
     for (size_t t = 0; t < K; ++t) {

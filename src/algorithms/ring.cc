@@ -13,12 +13,6 @@ namespace tccl {
 
 namespace {
 
-int Mod(int a, int n) { return ((a % n) + n) % n; }
-
-size_t SlicesFor(size_t maxPart, size_t sliceElems) {
-  return std::max<size_t>(1, (maxPart + sliceElems - 1) / std::max<size_t>(1, sliceElems));
-}
-
 // Element range of slice j of chunk c when `total` is split in N chunks of `slices` slices.
 struct Range {
   size_t begin, count;
@@ -29,54 +23,7 @@ Range SliceOf(size_t total, int N, int c, size_t slices, size_t j) {
   return {b, e - b};
 }
 
-Op SendOp(int peer, int buf, size_t off, size_t n) {
-  Op o;
-  o.kind = OpKind::Send;
-  o.peer = peer;
-  o.src = {buf, off};
-  o.count = n;
-  return o;
-}
-Op RecvOp(int peer, int buf, size_t off, size_t n) {
-  Op o;
-  o.kind = OpKind::Recv;
-  o.peer = peer;
-  o.dst = {buf, off};
-  o.count = n;
-  return o;
-}
-Op RecvReduceOp(int peer, BufRef dst, BufRef local, size_t n) {
-  Op o;
-  o.kind = OpKind::RecvReduce;
-  o.peer = peer;
-  o.dst = dst;
-  o.src = local;
-  o.count = n;
-  return o;
-}
-
 }  // namespace
-
-Op MakeCopy(BufRef src, BufRef dst, size_t n) {
-  Op o;
-  o.kind = OpKind::Copy;
-  o.src = src;
-  o.dst = dst;
-  o.count = n;
-  return o;
-}
-Op MakeDivide(BufRef dst, size_t n) {
-  Op o;
-  o.kind = OpKind::Divide;
-  o.dst = dst;
-  o.count = n;
-  return o;
-}
-Op MakeSend(int peer, BufRef src, size_t n) { return SendOp(peer, src.buf, src.offset, n); }
-Op MakeRecv(int peer, BufRef dst, size_t n) { return RecvOp(peer, dst.buf, dst.offset, n); }
-Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
-  return RecvReduceOp(peer, dst, local, n);
-}
 
 Schedule RingAllReduce(const CollArgs& a) {
   Schedule s;
@@ -85,32 +32,32 @@ Schedule RingAllReduce(const CollArgs& a) {
     if (!a.inPlace && a.count) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
     return s;
   }
-  const int next = Mod(r + 1, N), prev = Mod(r - 1, N);
-  const size_t slices = SlicesFor(PartStart(a.count, N, 1) + 1, a.sliceElems);
+  const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
+  const size_t slices = SliceCount(PartStart(a.count, N, 1) + 1, a.sliceElems);
   // Reduce-scatter phase: after N-1 steps this rank holds chunk r+1 fully reduced in Recv.
   for (int st = 0; st < N - 1; ++st) {
-    int sendChunk = Mod(r - st, N), recvChunk = Mod(r - st - 1, N);
+    int sendChunk = RankMod(r - st, N), recvChunk = RankMod(r - st - 1, N);
     for (size_t j = 0; j < slices; ++j) {
       Range sr = SliceOf(a.count, N, sendChunk, slices, j), rr = SliceOf(a.count, N, recvChunk, slices, j);
       Step step;
-      if (sr.count) step.ops.push_back(SendOp(next, st == 0 ? kSendBuf : kRecvBuf, sr.begin, sr.count));
-      if (rr.count) step.ops.push_back(RecvReduceOp(prev, {kRecvBuf, rr.begin}, {kSendBuf, rr.begin}, rr.count));
+      if (sr.count) step.ops.push_back(MakeSend(next, {st == 0 ? kSendBuf : kRecvBuf, sr.begin}, sr.count));
+      if (rr.count) step.ops.push_back(MakeRecvReduce(prev, {kRecvBuf, rr.begin}, {kSendBuf, rr.begin}, rr.count));
       if (!step.ops.empty()) s.steps.push_back(step);
     }
   }
-  int owned = Mod(r + 1, N);
+  int owned = RankMod(r + 1, N);
   if (a.op == tcclAvg) {
     Range o = SliceOf(a.count, N, owned, 1, 0);
     if (o.count) s.steps.push_back({{MakeDivide({kRecvBuf, o.begin}, o.count)}});
   }
   // All-gather phase.
   for (int st = 0; st < N - 1; ++st) {
-    int sendChunk = Mod(r + 1 - st, N), recvChunk = Mod(r - st, N);
+    int sendChunk = RankMod(r + 1 - st, N), recvChunk = RankMod(r - st, N);
     for (size_t j = 0; j < slices; ++j) {
       Range sr = SliceOf(a.count, N, sendChunk, slices, j), rr = SliceOf(a.count, N, recvChunk, slices, j);
       Step step;
-      if (sr.count) step.ops.push_back(SendOp(next, kRecvBuf, sr.begin, sr.count));
-      if (rr.count) step.ops.push_back(RecvOp(prev, kRecvBuf, rr.begin, rr.count));
+      if (sr.count) step.ops.push_back(MakeSend(next, {kRecvBuf, sr.begin}, sr.count));
+      if (rr.count) step.ops.push_back(MakeRecv(prev, {kRecvBuf, rr.begin}, rr.count));
       if (!step.ops.empty()) s.steps.push_back(step);
     }
   }
@@ -125,8 +72,8 @@ Schedule RingReduceScatter(const CollArgs& a) {
     if (!a.inPlace && rc) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, rc)}});
     return s;
   }
-  const int next = Mod(r + 1, N), prev = Mod(r - 1, N);
-  const size_t slices = SlicesFor(rc, a.sliceElems);
+  const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
+  const size_t slices = SliceCount(rc, a.sliceElems);
   // Partials travel through two scratch slots of one slice each (double buffering).
   const size_t slot = (rc + slices - 1) / slices;
   s.scratchElems = 2 * slot;
@@ -134,13 +81,13 @@ Schedule RingReduceScatter(const CollArgs& a) {
     size_t jb = PartStart(rc, slices, j), jn = PartStart(rc, slices, j + 1) - jb;
     if (jn == 0) continue;
     for (int st = 0; st < N - 1; ++st) {
-      int sendChunk = Mod(r - st - 1, N), recvChunk = Mod(r - st - 2, N);
+      int sendChunk = RankMod(r - st - 1, N), recvChunk = RankMod(r - st - 2, N);
       Step step;
       BufRef from = st == 0 ? BufRef{kSendBuf, (size_t)sendChunk * rc + jb}
                             : BufRef{kScratchBuf, (size_t)((st - 1) % 2) * slot};
-      step.ops.push_back(SendOp(next, from.buf, from.offset, jn));
+      step.ops.push_back(MakeSend(next, from, jn));
       BufRef into = st == N - 2 ? BufRef{kRecvBuf, jb} : BufRef{kScratchBuf, (size_t)(st % 2) * slot};
-      step.ops.push_back(RecvReduceOp(prev, into, {kSendBuf, (size_t)recvChunk * rc + jb}, jn));
+      step.ops.push_back(MakeRecvReduce(prev, into, {kSendBuf, (size_t)recvChunk * rc + jb}, jn));
       s.steps.push_back(step);
     }
   }
@@ -154,15 +101,15 @@ Schedule RingAllGather(const CollArgs& a) {
   const size_t c = a.count;
   if (!a.inPlace && c) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)r * c}, c)}});
   if (N == 1 || c == 0) return s;
-  const int next = Mod(r + 1, N), prev = Mod(r - 1, N);
-  const size_t slices = SlicesFor(c, a.sliceElems);
+  const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
+  const size_t slices = SliceCount(c, a.sliceElems);
   for (int st = 0; st < N - 1; ++st) {
-    size_t sendChunk = Mod(r - st, N), recvChunk = Mod(r - st - 1, N);
+    size_t sendChunk = RankMod(r - st, N), recvChunk = RankMod(r - st - 1, N);
     for (size_t j = 0; j < slices; ++j) {
       size_t jb = PartStart(c, slices, j), jn = PartStart(c, slices, j + 1) - jb;
       if (!jn) continue;
-      s.steps.push_back({{SendOp(next, kRecvBuf, sendChunk * c + jb, jn),
-                          RecvOp(prev, kRecvBuf, recvChunk * c + jb, jn)}});
+      s.steps.push_back({{MakeSend(next, {kRecvBuf, sendChunk * c + jb}, jn),
+                          MakeRecv(prev, {kRecvBuf, recvChunk * c + jb}, jn)}});
     }
   }
   return s;

@@ -74,4 +74,13 @@ inline size_t PartStart(size_t total, size_t parts, size_t i) {
   return (size_t)((unsigned __int128)total * i / parts);
 }
 
+// Slices needed so that none exceeds `sliceElems` (at least one).
+inline size_t SliceCount(size_t largest, size_t sliceElems) {
+  if (sliceElems == 0) sliceElems = 1;
+  return largest == 0 ? 1 : (largest + sliceElems - 1) / sliceElems;
+}
+
+// Rank arithmetic modulo n, for any sign of a.
+inline int RankMod(int a, int n) { return ((a % n) + n) % n; }
+
 }  // namespace tccl

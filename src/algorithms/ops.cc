@@ -1,0 +1,61 @@
+// Builders for schedule ops, shared by every generator.
+#include "algorithms/generators.h"
+
+namespace tccl {
+
+Op MakeSend(int peer, BufRef src, size_t n) {
+  Op o;
+  o.kind = OpKind::Send;
+  o.peer = peer;
+  o.src = src;
+  o.count = n;
+  return o;
+}
+
+Op MakeRecv(int peer, BufRef dst, size_t n) {
+  Op o;
+  o.kind = OpKind::Recv;
+  o.peer = peer;
+  o.dst = dst;
+  o.count = n;
+  return o;
+}
+
+Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
+  Op o;
+  o.kind = OpKind::RecvReduce;
+  o.peer = peer;
+  o.dst = dst;
+  o.src = local;
+  o.count = n;
+  return o;
+}
+
+Op MakeCopy(BufRef src, BufRef dst, size_t n) {
+  Op o;
+  o.kind = OpKind::Copy;
+  o.src = src;
+  o.dst = dst;
+  o.count = n;
+  return o;
+}
+
+Op MakeDivide(BufRef dst, size_t n) {
+  Op o;
+  o.kind = OpKind::Divide;
+  o.dst = dst;
+  o.count = n;
+  return o;
+}
+
+Op MakeReduce(BufRef dst, BufRef x, BufRef y, size_t n) {
+  Op o;
+  o.kind = OpKind::Reduce;
+  o.dst = dst;
+  o.src = x;
+  o.own = y;
+  o.count = n;
+  return o;
+}
+
+}  // namespace tccl
