@@ -190,7 +190,7 @@ void Communicator::SetAsyncError(const Status& st) {
 }
 
 Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
-                             const std::string& what) {
+                             const std::function<std::string()>& describe) {
   ExecKernels k;
   k.elemSize = DtypeSize(dt);
   k.reduce = GetReduceFn(dt, op);
@@ -207,7 +207,7 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   env.describePeer = [this](int r) { return DescribePeer(r); };
   env.conns.resize(nranks_);
   for (int r = 0; r < nranks_; ++r) env.conns[r] = conns_[r].get();
-  Status st = tccl::Execute(s, bufs, k, env, what);
+  Status st = tccl::Execute(s, bufs, k, env, describe);
   if (!st.ok()) {
     TCCL_WARN(kLogColl, "%s: %s", Describe().c_str(), st.message().c_str());
     SetAsyncError(st);
@@ -230,10 +230,12 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &alg));
   Schedule s = alg->generate(a);
   uint64_t seq = seq_++;
-  std::string what = std::string(CollName(a.kind)) + " #" + std::to_string(seq) + " (" + std::to_string(a.count) +
-                     " x " + DtypeName(dt) + ", " + alg->name + ") on " + Describe();
-  TCCL_TRACE(kLogColl, "%s: %zu steps", what.c_str(), s.steps.size());
-  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, what);
+  auto describe = [&] {
+    return std::string(CollName(a.kind)) + " #" + std::to_string(seq) + " (" + std::to_string(a.count) + " x " +
+           DtypeName(dt) + ", " + alg->name + ") on " + Describe();
+  };
+  TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
+  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, describe);
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
@@ -275,8 +277,10 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   if (!copies.ops.empty()) s.steps.push_back(copies);
   if (!step.ops.empty()) s.steps.push_back(step);
   uint64_t seq = seq_++;
-  std::string what = "send/recv group #" + std::to_string(seq) + " (" + std::to_string(ops.size()) + " ops) on " + Describe();
-  return Execute(s, tcclUint8, tcclSum, bufs, what);
+  auto describe = [&] {
+    return "send/recv group #" + std::to_string(seq) + " (" + std::to_string(ops.size()) + " ops) on " + Describe();
+  };
+  return Execute(s, tcclUint8, tcclSum, bufs, describe);
 }
 
 Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,7 +62,7 @@ class Communicator {
   Communicator() = default;
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
   Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
-                 const std::string& what);
+                 const std::function<std::string()>& describe);
 
   int rank_ = 0, nranks_ = 1;
   uint64_t commId_ = 0;

@@ -56,7 +56,7 @@ bool IsLocal(OpKind k) {
 }  // namespace
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
-               const std::string& what) {
+               const std::function<std::string()>& describe) {
   const Deadline deadline = Deadline::After(env.timeoutSec);
   const size_t es = k.elemSize;
   std::vector<size_t> done;
@@ -109,7 +109,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           st = c->TryRecv(sink, done[i], total, &moved);
         }
         if (!st.ok())
-          return Status(st.code(), what + ": " + (sending ? "sending to " : "receiving from ") +
+          return Status(st.code(), describe() + ": " + (sending ? "sending to " : "receiving from ") +
                                        env.describePeer(op.peer) + " failed: " + st.message());
         if (moved) {
           progressed = true;
@@ -127,14 +127,14 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         continue;
       }
       if (env.aborted && env.aborted->load(std::memory_order_relaxed))
-        return InvalidUsage("%s: the communicator was aborted", what.c_str());
+        return InvalidUsage("%s: the communicator was aborted", describe().c_str());
       if (deadline.Expired()) {
         std::string waiting;
         for (size_t i = 0; i < ops.size(); ++i)
           if (done[i] != SIZE_MAX)
             waiting += std::string(waiting.empty() ? "" : ", ") +
                        (ops[i].kind == OpKind::Send ? "send to " : "receive from ") + env.describePeer(ops[i].peer);
-        return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s", what.c_str(),
+        return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s", describe().c_str(),
                        env.timeoutSec, si + 1, s.steps.size(), waiting.c_str());
       }
       env.waiter->Idle(snap, sockets);

@@ -33,8 +33,9 @@ struct ExecKernels {
 };
 
 // bufs[kSendBuf], bufs[kRecvBuf], bufs[kScratchBuf], then p2p user buffers.
-// `what` names the operation for error messages ("all_reduce #12, 4096 x float").
+// `describe` names the operation for error messages ("all_reduce #12 (4096 x float, ring) on ...");
+// it is only called when something fails, so the fast path builds no strings.
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
-               const std::string& what);
+               const std::function<std::string()>& describe);
 
 }  // namespace tccl
