@@ -4,19 +4,13 @@
 #include <cstring>
 #include <vector>
 
+#include "core/hash.h"
 #include "kernels/host/dtype.h"
 #include "kernels/host/half.h"
 
 namespace perf {
 
 namespace {
-
-uint64_t Hash(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 double FloatValue(uint64_t h, tcclRedOp_t op) {
   if (op == tcclProd) return 1.0 + ((double)(h & 0xFF) - 128.0) / 1024.0;
@@ -63,8 +57,8 @@ constexpr size_t kBlock = 4096;
 }  // namespace
 
 void FillInput(void* buf, size_t elems, size_t first, tcclDataType_t dt, tcclRedOp_t op, int rank, uint64_t seed) {
-  uint64_t base = Hash(seed ^ Hash((uint64_t)rank + 1));
-  for (size_t i = 0; i < elems; ++i) Store(buf, i, dt, Hash(base + first + i), op);
+  uint64_t base = tccl::Mix64(seed ^ tccl::Mix64((uint64_t)rank + 1));
+  for (size_t i = 0; i < elems; ++i) Store(buf, i, dt, tccl::Mix64(base + first + i), op);
 }
 
 CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int rank,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/host/dtype.h"
 #include "perf/perf_args.h"
 #include "perf/perf_colls.h"
 #include "perf/perf_data.h"
@@ -20,15 +21,6 @@
 using namespace perf;
 
 namespace {
-
-size_t ElemSize(tcclDataType_t dt) {
-  switch (dt) {
-    case tcclInt8: case tcclUint8: return 1;
-    case tcclFloat16: case tcclBfloat16: return 2;
-    case tcclInt32: case tcclUint32: case tcclFloat32: return 4;
-    default: return 8;
-  }
-}
 
 struct Job {
   tcclComm_t comm = nullptr;
@@ -77,7 +69,7 @@ struct Result {
 // Lays out this rank's input for one call: out of place in `send`, in place inside `recv`.
 void PrepareInput(const Coll& c, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int root, Job& job, bool inPlace,
                   void* sendBase, void* recvBase, void** send, void** recv, uint64_t seed) {
-  size_t es = ElemSize(dt);
+  size_t es = tccl::DtypeSize(dt);
   if (!inPlace) {
     *send = sendBase;
     *recv = recvBase;
@@ -132,7 +124,7 @@ void Json(Job& job, const char* coll, const Shape& s, tcclDataType_t dt, const c
   fprintf(job.json,
           "{\"collective\":\"%s\",\"nranks\":%d,\"size\":%zu,\"count\":%zu,\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,"
           "\"oop\":{\"time_us\":%.3f,\"algbw\":%.4f,\"busbw\":%.4f,\"wrong\":%lld,\"det\":%lld}",
-          coll, job.nranks, s.bytes, s.bytes / ElemSize(dt), TypeName(dt), redop, root, o.timeUs, o.algbw, o.busbw, (long long)o.wrong, (long long)o.det);
+          coll, job.nranks, s.bytes, s.bytes / tccl::DtypeSize(dt), TypeName(dt), redop, root, o.timeUs, o.algbw, o.busbw, (long long)o.wrong, (long long)o.det);
   if (hasInPlace)
     fprintf(job.json, ",\"ip\":{\"time_us\":%.3f,\"algbw\":%.4f,\"busbw\":%.4f,\"wrong\":%lld,\"det\":%lld}", i.timeUs,
             i.algbw, i.busbw, (long long)i.wrong, (long long)i.det);
@@ -213,7 +205,7 @@ int main(int argc, char** argv) {
     }
   }
   for (tcclDataType_t dt : args.types) {
-    size_t es = ElemSize(dt);
+    size_t es = tccl::DtypeSize(dt);
     std::vector<tcclRedOp_t> ops = coll->reduces ? args.ops : std::vector<tcclRedOp_t>{tcclSum};
     for (tcclRedOp_t op : ops) {
       for (int root : roots) {

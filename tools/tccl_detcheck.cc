@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/host/dtype.h"
 #include "perf/perf_colls.h"
 #include "perf/perf_data.h"
 #include "tccl/tccl.h"
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
         bool callFailed = false;
         for (size_t count : kCounts) {
           if (quick && count > 70000) continue;
-          const size_t es = kTypes[ti] == tcclFloat64 ? 8 : kTypes[ti] == tcclFloat32 ? 4 : 2;
+          const size_t es = tccl::DtypeSize(kTypes[ti]);
           perf::Shape s = c.shape(perf::BytesForCount(c, count, es, n), es, n);
           std::vector<unsigned char> send(s.sendElems * es + 8), recv(s.recvElems * es + 8);
           uint64_t seed = count * 2654435761u + ti * 97 + op;

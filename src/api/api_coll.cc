@@ -23,12 +23,15 @@ struct Call {
   size_t es = 0;
 };
 
-Status Begin(Call& c, tcclComm_t comm, tcclStream_t stream, tcclDataType_t dt, size_t count, size_t multiple) {
+// Looks the communicator up once and checks what every call shares. `blocksPerRank`: the buffers
+// hold `count` elements per rank (all-gather, reduce-scatter, all-to-all) rather than `count`.
+Status Begin(Call& c, tcclComm_t comm, tcclStream_t stream, tcclDataType_t dt, size_t count, bool blocksPerRank) {
   TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
   if (c.comm->aborted()) return InvalidUsage("%s: the communicator was aborted", c.fn);
   TCCL_RETURN_IF_ERROR(CheckStream(stream, c.fn, &c.stream));
   if (!ValidDtype(dt)) return InvalidArgument("%s: datatype %d is not a tcclDataType_t", c.fn, (int)dt);
   c.es = DtypeSize(dt);
+  size_t multiple = blocksPerRank ? (size_t)c.comm->nranks() : 1;
   if (count > (SIZE_MAX / 4) / (c.es * multiple))
     return InvalidArgument("%s: count %zu overflows the byte size of the buffers", c.fn, count);
   return Status::Ok();
@@ -83,7 +86,7 @@ tcclResult_t tcclAllReduce(const void* sendbuff, void* recvbuff, size_t count, t
                            tcclComm_t comm, tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclAllReduce");
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, false));
     TCCL_RETURN_IF_ERROR(CheckOp(c, op));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", count));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", count));
@@ -98,7 +101,7 @@ tcclResult_t tcclBroadcast(const void* sendbuff, void* recvbuff, size_t count, t
                            tcclComm_t comm, tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclBroadcast");
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, false));
     TCCL_RETURN_IF_ERROR(CheckRoot(c, root));
     bool isRoot = c.comm->rank() == root;
     if (isRoot) TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff (on the root)", count));
@@ -114,7 +117,7 @@ tcclResult_t tcclReduce(const void* sendbuff, void* recvbuff, size_t count, tccl
                         tcclComm_t comm, tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclReduce");
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, false));
     TCCL_RETURN_IF_ERROR(CheckOp(c, op));
     TCCL_RETURN_IF_ERROR(CheckRoot(c, root));
     bool isRoot = c.comm->rank() == root;
@@ -131,8 +134,7 @@ tcclResult_t tcclAllGather(const void* sendbuff, void* recvbuff, size_t sendcoun
                            tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclAllGather");
-    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, sendcount, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, sendcount, true));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", sendcount));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", sendcount));
     size_t bytes = sendcount * c.es, N = (size_t)c.comm->nranks();
@@ -147,8 +149,7 @@ tcclResult_t tcclReduceScatter(const void* sendbuff, void* recvbuff, size_t recv
                                tcclRedOp_t op, tcclComm_t comm, tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclReduceScatter");
-    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, recvcount, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, recvcount, true));
     TCCL_RETURN_IF_ERROR(CheckOp(c, op));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", recvcount));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", recvcount));
@@ -164,8 +165,7 @@ tcclResult_t tcclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, tc
                           tcclStream_t stream) {
   return ApiCall([&]() -> Status {
     Call c("tcclAlltoAll");
-    TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
-    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, (size_t)c.comm->nranks()));
+    TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, true));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, sendbuff, "sendbuff", count));
     TCCL_RETURN_IF_ERROR(NeedBuf(c, recvbuff, "recvbuff", count));
     size_t total = count * c.es * (size_t)c.comm->nranks();
@@ -179,7 +179,7 @@ tcclResult_t tcclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, tc
 static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, tcclDataType_t dt, int peer,
                            tcclComm_t comm, tcclStream_t stream) {
   Call c(fn);
-  TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, 1));
+  TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, false));
   if (peer < 0 || peer >= c.comm->nranks())
     return InvalidArgument("%s: peer %d is outside [0, %d)", fn, peer, c.comm->nranks());
   TCCL_RETURN_IF_ERROR(NeedBuf(c, buf, send ? "sendbuff" : "recvbuff", count));

@@ -42,6 +42,9 @@ class StoreServer {
     memcpy(secret_, secret, 16);
   }
 
+  // Clients from other processes still connected; read from any thread.
+  size_t ForeignClients() const { return foreignClients_.load(); }
+
   void Run() {
     bool hadClient = false;
     for (;;) {
@@ -180,10 +183,7 @@ class StoreServer {
 
   int listenFd_;
   bool persistent_;
- public:
-  std::atomic<size_t> foreignClients_{0};
-
- private:
+  std::atomic<size_t> foreignClients_{0};  // authenticated clients from other processes
   uint8_t secret_[16];
   std::vector<std::unique_ptr<Client>> clients_;
   std::map<std::string, std::string> kv_;
@@ -205,7 +205,7 @@ void WaitForForeignClientsAtExit() {
   }
   Deadline deadline = Deadline::After((double)ParamInt("TIMEOUT"));
   for (auto& s : live)
-    while (s->foreignClients_.load() > 0 && !deadline.Expired())
+    while (s->ForeignClients() > 0 && !deadline.Expired())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 

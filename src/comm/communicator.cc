@@ -9,6 +9,7 @@
 
 #include "algorithms/registry.h"
 #include "config/params.h"
+#include "core/hash.h"
 #include "core/log.h"
 #include "kernels/host/dtype.h"
 #include "topology/host_id.h"
@@ -34,13 +35,6 @@ bool ParsePeer(const std::string& s, PeerInfo* p, int* nranks) {
   p->pid = atoi(pid.c_str());
   *nranks = atoi(n.c_str());
   return true;
-}
-
-uint64_t Mix(uint64_t x) {  // splitmix64 finaliser: derives child communicator ids
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 std::string Hex(uint64_t v) {
@@ -151,7 +145,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
 
   conns_.resize(nranks_);
   for (int r : local)
-    if (r != rank_) conns_[r] = shm_->ConnectionTo(r, DescribePeer(r));
+    if (r != rank_) conns_[r] = shm_->ConnectionTo(r);
   for (auto& [r, c] : tcpConns) conns_[r] = std::move(c);
 
   int cores = UsableCores();
@@ -301,7 +295,7 @@ Status Communicator::Split(int color, int key, const CommSettings& settings, std
   int newRank = 0;
   for (size_t i = 0; i < members.size(); ++i)
     if (members[i].second == rank_) newRank = (int)i;
-  uint64_t childId = Mix(commId_ ^ Mix(splitSeq * 0x100000001ull + (uint32_t)color));
+  uint64_t childId = Mix64(commId_ ^ Mix64(splitSeq * 0x100000001ull + (uint32_t)color));
   CommSettings s = settings;
   if (s.name.empty()) s.name = settings_.name + "/" + std::to_string(color);
   return Create(boot_->store(), childId, secret_, newRank, (int)members.size(), s, out);

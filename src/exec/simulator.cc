@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "core/hash.h"
 #include "core/status.h"
 
 namespace tccl {
@@ -26,12 +27,6 @@ struct Sym {
   }
 };
 
-uint64_t Mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 uint64_t LeafTree(int rank) { return Mix64(0x1000 + (uint64_t)rank); }
 // Symmetric: sum and prod are commutative bit for bit (every NaN result is the canonical NaN, and
 // IEEE rounding is symmetric; tests/kernels_test.cc checks it), and max/min are exact, so a node's

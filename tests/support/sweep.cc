@@ -72,11 +72,10 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
           uint64_t seed = count * 7919 + dt * 131 + op * 17 + inPlace;
           void *send = nullptr, *recv = nullptr;
           auto prepare = [&] {
+            memset(recvStore.data(), 0xA5, recvStore.size());
             if (inPlace) {
-              memset(recvStore.data(), 0xA5, recvStore.size());
               perf::InPlacePointers(c, recvStore.data() + off, es, rank, s, &send, &recv);
             } else {
-              memset(recvStore.data(), 0xA5, recvStore.size());
               send = sendStore.data() + off;
               recv = recvStore.data() + off;
             }

@@ -14,8 +14,8 @@ constexpr size_t kHeaderBytes = 64;
 
 class ShmConnection : public Connection {
  public:
-  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell, std::string desc)
-      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), desc_(std::move(desc)) {
+  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell)
+      : out_(out), in_(in), cap_(cap), peerBell_(peerBell) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
   }
@@ -74,7 +74,6 @@ class ShmConnection : public Connection {
   ShmChannel* in_;
   size_t cap_;
   Doorbell* peerBell_;
-  std::string desc_;
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
 };
@@ -122,11 +121,11 @@ unsigned char* ShmHost::ChannelBase(int from, int to) const {
   return chans + (from * L + to) * ShmChannel::BytesFor(ringBytes_);
 }
 
-std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank, const std::string& peerDesc) {
+std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
   int p = IndexOf(peerRank);
   auto* out = reinterpret_cast<ShmChannel*>(ChannelBase(meIndex_, p));
   auto* in = reinterpret_cast<ShmChannel*>(ChannelBase(p, meIndex_));
-  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), peerDesc);
+  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p));
 }
 
 }  // namespace tccl

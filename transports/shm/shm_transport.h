@@ -23,7 +23,7 @@ class ShmHost {
   static Status Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
                       int me, size_t ringBytes, std::shared_ptr<ShmHost>* out);
 
-  std::unique_ptr<Connection> ConnectionTo(int peerRank, const std::string& peerDesc);
+  std::unique_ptr<Connection> ConnectionTo(int peerRank);
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
 
