@@ -38,6 +38,10 @@ class Connection {
   virtual Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) = 0;
   // File descriptor to poll for readiness, or -1 if this connection is woken by the doorbell.
   virtual int PollFd() const { return -1; }
+  // Makes the peer's next wait on this connection fail at once (e.g. a TCP FIN) after this rank
+  // failed or was aborted; thread-safe against a concurrent TrySend/TryRecv. Shared memory is
+  // told through the host's failure record instead, so the default does nothing.
+  virtual void Shutdown() {}
   virtual const char* Kind() const = 0;
 };
 
@@ -48,6 +52,7 @@ struct PeerInfo {
   std::string hostId;
   std::string hostName;
   std::string tcpAddr;  // "a.b.c.d:port" where this rank's TCP listener accepts
+  std::string pidNs;    // pid namespace: same-host peers' pids are watched only when it matches
 };
 
 }  // namespace tccl

@@ -119,6 +119,11 @@ tcclResult_t tcclCommFinalize(tcclComm_t comm);
 tcclResult_t tcclCommDestroy(tcclComm_t comm);
 tcclResult_t tcclCommAbort(tcclComm_t comm);
 tcclResult_t tcclCommGetAsyncError(tcclComm_t comm, tcclResult_t* asyncError);
+/* The communicator's flight recorder: its last TCCL_FLIGHT_RECORDER_ENTRIES operations (sequence
+ * number, operation, count, dtype, root, algorithm, peers, state, timing). With buf == NULL the
+ * text goes to the log (at WARN level); otherwise up to size-1 bytes of it are copied into buf,
+ * NUL-terminated. */
+tcclResult_t tcclCommDumpFlightRecorder(tcclComm_t comm, char* buf, size_t size);
 tcclResult_t tcclCommCount(const tcclComm_t comm, int* count);
 tcclResult_t tcclCommUserRank(const tcclComm_t comm, int* rank);
 /* -1 for a host-memory communicator, else the CUDA device ordinal. */

@@ -191,6 +191,21 @@ tcclResult_t tcclCommGetAsyncError(tcclComm_t comm, tcclResult_t* asyncError) {
   });
 }
 
+tcclResult_t tcclCommDumpFlightRecorder(tcclComm_t comm, char* buf, size_t size) {
+  return ApiCall([&]() -> Status {
+    std::shared_ptr<Communicator> c;
+    TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommDumpFlightRecorder", &c));
+    std::string text = c->DumpFlightRecorder();
+    if (!buf) {
+      TCCL_WARN(kLogColl, "%s", text.c_str());
+      return Status::Ok();
+    }
+    if (size == 0) return InvalidArgument("tcclCommDumpFlightRecorder: size is 0 with a non-NULL buf");
+    snprintf(buf, size, "%s", text.c_str());
+    return Status::Ok();
+  });
+}
+
 tcclResult_t tcclCommCount(const tcclComm_t comm, int* count) {
   return ApiCall([&]() -> Status {
     std::shared_ptr<Communicator> c;

@@ -21,7 +21,8 @@ namespace {
 
 std::string SerializePeer(const PeerInfo& p, int nranks) {
   std::ostringstream o;
-  o << p.rank << '\n' << p.pid << '\n' << nranks << '\n' << p.hostId << '\n' << p.hostName << '\n' << p.tcpAddr;
+  o << p.rank << '\n' << p.pid << '\n' << nranks << '\n' << p.hostId << '\n' << p.hostName << '\n' << p.tcpAddr
+    << '\n' << p.pidNs;
   return o.str();
 }
 
@@ -29,7 +30,8 @@ bool ParsePeer(const std::string& s, PeerInfo* p, int* nranks) {
   std::istringstream in(s);
   std::string rank, pid, n;
   if (!std::getline(in, rank) || !std::getline(in, pid) || !std::getline(in, n) ||
-      !std::getline(in, p->hostId) || !std::getline(in, p->hostName) || !std::getline(in, p->tcpAddr))
+      !std::getline(in, p->hostId) || !std::getline(in, p->hostName) || !std::getline(in, p->tcpAddr) ||
+      !std::getline(in, p->pidNs))
     return false;
   p->rank = atoi(rank.c_str());
   p->pid = atoi(pid.c_str());
@@ -110,7 +112,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
     ~Closer() { close(fd); }
   } closer{listenFd};
 
-  PeerInfo me{rank_, (int)getpid(), HostId(), HostName(), bound.ToString()};
+  PeerInfo me{rank_, (int)getpid(), HostId(), HostName(), bound.ToString(), PidNamespace()};
   std::vector<std::string> all;
   TCCL_RETURN_IF_ERROR(boot_->AllGather(SerializePeer(me, nranks_), &all));
   peers_.resize(nranks_);
@@ -148,6 +150,16 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
     if (r != rank_) conns_[r] = shm_->ConnectionTo(r);
   for (auto& [r, c] : tcpConns) conns_[r] = std::move(c);
 
+  std::vector<int> pids(nranks_);
+  std::vector<bool> watch(nranks_);
+  for (int r = 0; r < nranks_; ++r) {
+    pids[r] = peers_[r].pid;
+    watch[r] = peers_[r].hostId == me.hostId && !me.pidNs.empty() && peers_[r].pidNs == me.pidNs;
+  }
+  monitor_ = std::make_unique<PeerMonitor>(pids, watch);
+  flight_ = std::make_unique<FlightRecorder>((size_t)std::max<int64_t>(0, ParamInt("FLIGHT_RECORDER_ENTRIES")));
+  RegisterForSignalDump(this, [this] { TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str()); });
+
   int cores = UsableCores();
   bool oversubscribed = (int)local.size() > cores;
   waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,
@@ -166,7 +178,45 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   return Status::Ok();
 }
 
-Communicator::~Communicator() = default;
+Communicator::~Communicator() { UnregisterForSignalDump(this); }
+
+void Communicator::Abort() {
+  aborted_.store(true);
+  Fail(InvalidUsage("%s was aborted (tcclCommAbort)", Describe().c_str()));
+}
+
+std::string Communicator::DumpFlightRecorder() const {
+  return flight_ ? flight_->Dump(Describe()) : Describe() + ": no flight recorder";
+}
+
+Status Communicator::Health() {
+  int reporter = -1;
+  std::string reason;
+  if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_)
+    return RemoteError("%s reported a failure: %s", DescribePeer(reporter).c_str(), reason.c_str());
+  return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }) : Status::Ok();
+}
+
+void Communicator::Fail(const Status& st) {
+  {
+    std::lock_guard<std::mutex> g(failMu_);
+    if (!failure_.ok()) return;
+    failure_ = st;
+  }
+  SetAsyncError(st);
+  if (shm_) shm_->PublishFailure(rank_, st.message());
+  for (auto& c : conns_)
+    if (c) c->Shutdown();
+  if (!aborted()) TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str());
+}
+
+Status Communicator::Broken() const {
+  std::lock_guard<std::mutex> g(failMu_);
+  if (failure_.ok()) return Status::Ok();
+  if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
+  return Status(failure_.code(), Describe() + " is unusable after an earlier failure (" + failure_.message() +
+                                     "); abort or destroy it and create a new one");
+}
 
 std::string Communicator::DescribePeer(int r) const {
   if (r < 0 || r >= (int)peers_.size()) return "rank " + std::to_string(r);
@@ -184,7 +234,18 @@ void Communicator::SetAsyncError(const Status& st) {
 }
 
 Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
-                             const std::function<std::string()>& describe) {
+                             const OpTag& tag, FlightEntry entry, const std::function<std::string()>& describe) {
+  TCCL_RETURN_IF_ERROR(Broken());
+  for (const Step& step : s.steps)
+    for (const Op& o : step.ops) {
+      if (o.peer < 0 || o.peer == rank_) continue;
+      bool seen = false;
+      for (int i = 0; i < std::min(entry.npeers, FlightEntry::kMaxPeers) && !seen; ++i) seen = entry.peers[i] == o.peer;
+      if (seen) continue;
+      if (entry.npeers < FlightEntry::kMaxPeers) entry.peers[entry.npeers] = o.peer;
+      ++entry.npeers;
+    }
+  size_t slot = flight_->Start(entry);
   ExecKernels k;
   k.elemSize = DtypeSize(dt);
   k.reduce = GetReduceFn(dt, op);
@@ -199,12 +260,16 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   env.aborted = &aborted_;
   env.timeoutSec = settings_.timeoutSec;
   env.describePeer = [this](int r) { return DescribePeer(r); };
+  env.tag = tag;
+  env.health = [this] { return Health(); };
+  env.diagnose = [this] { return monitor_->Diagnose([this](int r) { return DescribePeer(r); }); };
   env.conns.resize(nranks_);
   for (int r = 0; r < nranks_; ++r) env.conns[r] = conns_[r].get();
   Status st = tccl::Execute(s, bufs, k, env, describe);
+  flight_->Finish(slot, st.ok());
   if (!st.ok()) {
-    TCCL_WARN(kLogColl, "%s: %s", Describe().c_str(), st.message().c_str());
-    SetAsyncError(st);
+    TCCL_WARN(kLogColl, "%s", st.message().c_str());
+    Fail(st);
   }
   return st;
 }
@@ -223,13 +288,28 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   const AlgorithmInfo* alg = nullptr;
   TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &alg));
   Schedule s = alg->generate(a);
-  uint64_t seq = seq_++;
+  uint64_t seq = collSeq_++;
+  OpTag tag;
+  tag.seq = seq;
+  tag.count = a.count;
+  tag.root = a.root;
+  tag.kind = (uint8_t)a.kind;
+  tag.dtype = (uint8_t)dt;
+  tag.redop = (uint8_t)a.op;
+  tag.algo = (uint8_t)(alg - AllAlgorithms().data());
+  FlightEntry e;
+  e.seq = seq;
+  e.op = CollName(a.kind);
+  e.dtype = DtypeName(dt);
+  e.algo = alg->name;
+  e.count = a.count;
+  e.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
   auto describe = [&] {
     return std::string(CollName(a.kind)) + " #" + std::to_string(seq) + " (" + std::to_string(a.count) + " x " +
            DtypeName(dt) + ", " + alg->name + ") on " + Describe();
   };
   TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
-  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, describe);
+  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, tag, e, describe);
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
@@ -270,16 +350,24 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   }
   if (!copies.ops.empty()) s.steps.push_back(copies);
   if (!step.ops.empty()) s.steps.push_back(step);
-  uint64_t seq = seq_++;
+  uint64_t seq = p2pSeq_++;
   auto describe = [&] {
     return "send/recv group #" + std::to_string(seq) + " (" + std::to_string(ops.size()) + " ops) on " + Describe();
   };
-  return Execute(s, tcclUint8, tcclSum, bufs, describe);
+  OpTag tag;
+  tag.kind = OpTag::kP2P;
+  FlightEntry e;
+  e.seq = seq;
+  e.op = "send/recv";
+  e.dtype = "bytes";
+  e.algo = "p2p";
+  for (const P2POp& op : ops) e.count += op.bytes;
+  return Execute(s, tcclUint8, tcclSum, bufs, tag, e, describe);
 }
 
 Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {
   std::lock_guard<std::mutex> g(opMutex_);
-  if (aborted()) return InvalidUsage("%s was aborted", Describe().c_str());
+  TCCL_RETURN_IF_ERROR(Broken());
   std::vector<std::string> all;
   TCCL_RETURN_IF_ERROR(boot_->AllGather(std::to_string(color) + " " + std::to_string(key), &all));
   uint64_t splitSeq = splitSeq_++;

@@ -12,6 +12,8 @@
 #include "algorithms/algo_filter.h"
 #include "algorithms/schedule.h"
 #include "bootstrap/bootstrap.h"
+#include "comm/flight_recorder.h"
+#include "comm/peer_monitor.h"
 #include "exec/executor.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/transport.h"
@@ -51,8 +53,12 @@ class Communicator {
   Status RunP2P(const std::vector<P2POp>& ops);
   Status Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out);
 
-  void Abort() { aborted_.store(true); }
+  // Releases every thread blocked in this communicator (they return within one sleep period) and
+  // tells the peers (failure record, TCP shutdown) so they fail promptly too.
+  void Abort();
   bool aborted() const { return aborted_.load(); }
+  // The flight recorder's text (also what is logged on failure).
+  std::string DumpFlightRecorder() const;
   void SetAsyncError(const Status& st);
   tcclResult_t asyncError() const { return asyncError_.load(); }
   std::string DescribePeer(int r) const;
@@ -61,8 +67,14 @@ class Communicator {
  private:
   Communicator() = default;
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
-  Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
-                 const std::function<std::string()>& describe);
+  Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs, const OpTag& tag,
+                 FlightEntry entry, const std::function<std::string()>& describe);
+  // Checked while waiting: a failure another local rank reported, or a local peer that exited.
+  Status Health();
+  // The first failure makes the communicator unusable (its streams may be mid-message): record
+  // it, tell the peers, dump the flight recorder. Later calls return Broken().
+  void Fail(const Status& st);
+  Status Broken() const;
 
   int rank_ = 0, nranks_ = 1;
   uint64_t commId_ = 0;
@@ -77,7 +89,12 @@ class Communicator {
   std::unique_ptr<Waiter> waiter_;
   std::vector<unsigned char> scratch_;
   std::mutex opMutex_;  // one operation at a time: connections are ordered streams
-  uint64_t seq_ = 0;
+  uint64_t collSeq_ = 0;  // collectives only: every rank calls them in the same order
+  uint64_t p2pSeq_ = 0;   // send/recv groups, numbered per rank for messages and the flight recorder
+  std::unique_ptr<PeerMonitor> monitor_;
+  std::unique_ptr<FlightRecorder> flight_;
+  mutable std::mutex failMu_;
+  Status failure_;  // the first failure; ok while the communicator is usable
   uint64_t splitSeq_ = 0;
   std::atomic<bool> aborted_{false};
   std::atomic<tcclResult_t> asyncError_{tcclSuccess};

@@ -49,6 +49,12 @@ static const ParamInfo kParams[] = {
     {"SOCKET_ADDR", ParamType::String, "",
      "Local IPv4 address TCP connections listen on; default: the address that reaches the "
      "bootstrap root."},
+    {"FLIGHT_RECORDER_ENTRIES", ParamType::Int, "128",
+     "Operations each communicator remembers for its flight recorder (dumped on error, on "
+     "tcclCommDumpFlightRecorder and on TCCL_FLIGHT_RECORDER_SIGNAL); 0 turns it off."},
+    {"FLIGHT_RECORDER_SIGNAL", ParamType::Int, "0",
+     "Signal number (e.g. 10 for SIGUSR1) on which every communicator of the process dumps its "
+     "flight recorder to the log; 0: no handler is installed."},
 };
 
 namespace {

@@ -59,12 +59,16 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
                const std::function<std::string()>& describe) {
   const Deadline deadline = Deadline::After(env.timeoutSec);
   const size_t es = k.elemSize;
-  std::vector<size_t> done;
+  constexpr size_t kTag = sizeof(OpTag);
+  std::vector<size_t> done, tagDone;
+  std::vector<OpTag> tagIn;
   std::vector<ReduceCtx> rctx;
   std::vector<pollfd> sockets;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
     done.assign(ops.size(), 0);
+    tagDone.assign(ops.size(), 0);
+    tagIn.assign(ops.size(), OpTag{});
     rctx.assign(ops.size(), ReduceCtx{});
     size_t remaining = 0;
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -94,19 +98,42 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (blocked) continue;
         Connection* c = env.conns[op.peer];
         size_t total = op.count * es, moved = 0;
+        OpTag want = env.tag;
+        want.bytes = total;
         Status st;
-        if (sending) {
-          st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &moved);
-        } else {
-          RecvSink sink;
-          sink.granularity = es;
-          if (op.kind == OpKind::Recv) {
-            sink.direct = Ptr(bufs, op.dst, es);
+        // First the tag, then the payload.
+        if (tagDone[i] < kTag) {
+          if (sending) {
+            st = c->TrySend(&want, tagDone[i], kTag, &moved);
           } else {
-            sink.consume = &ConsumeReduce;
-            sink.ctx = &rctx[i];
+            RecvSink sink;
+            sink.direct = &tagIn[i];
+            st = c->TryRecv(sink, tagDone[i], kTag, &moved);
           }
-          st = c->TryRecv(sink, done[i], total, &moved);
+          tagDone[i] += moved;
+          if (st.ok() && !sending && tagDone[i] == kTag) {
+            std::string diff = CompareTags(tagIn[i], want);
+            if (!diff.empty())
+              return InvalidUsage("%s: mismatched calls across ranks: %s is in %s, with %s", describe().c_str(),
+                                  env.describePeer(op.peer).c_str(), DescribeTag(tagIn[i]).c_str(), diff.c_str());
+          }
+          progressed |= moved > 0;
+          moved = 0;
+        }
+        if (st.ok() && tagDone[i] == kTag) {
+          if (sending) {
+            st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &moved);
+          } else {
+            RecvSink sink;
+            sink.granularity = es;
+            if (op.kind == OpKind::Recv) {
+              sink.direct = Ptr(bufs, op.dst, es);
+            } else {
+              sink.consume = &ConsumeReduce;
+              sink.ctx = &rctx[i];
+            }
+            st = c->TryRecv(sink, done[i], total, &moved);
+          }
         }
         if (!st.ok())
           return Status(st.code(), describe() + ": " + (sending ? "sending to " : "receiving from ") +
@@ -128,14 +155,20 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       }
       if (env.aborted && env.aborted->load(std::memory_order_relaxed))
         return InvalidUsage("%s: the communicator was aborted", describe().c_str());
+      if (env.health) {
+        Status h = env.health();
+        if (!h.ok()) return Status(h.code(), describe() + ": " + h.message());
+      }
       if (deadline.Expired()) {
         std::string waiting;
         for (size_t i = 0; i < ops.size(); ++i)
           if (done[i] != SIZE_MAX)
             waiting += std::string(waiting.empty() ? "" : ", ") +
                        (ops[i].kind == OpKind::Send ? "send to " : "receive from ") + env.describePeer(ops[i].peer);
-        return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s", describe().c_str(),
-                       env.timeoutSec, si + 1, s.steps.size(), waiting.c_str());
+        std::string diag = env.diagnose ? env.diagnose() : "";
+        return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s%s%s",
+                       describe().c_str(), env.timeoutSec, si + 1, s.steps.size(), waiting.c_str(),
+                       diag.empty() ? "" : "; ", diag.c_str());
       }
       env.waiter->Idle(snap, sockets);
     }

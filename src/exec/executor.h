@@ -1,6 +1,7 @@
 // Runs one rank's Schedule over the communicator's connections. Ops of a step progress together;
 // ops on the same connection and direction run in order (connections are byte streams). Every wait
-// checks the deadline and the abort flag.
+// checks the deadline, the abort flag and the peers' health; every message is preceded by an OpTag
+// so a peer in a different operation is reported, not silently mixed in.
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 
 #include "algorithms/schedule.h"
 #include "core/status.h"
+#include "exec/op_tag.h"
 #include "exec/waiter.h"
 #include "kernels/host/reduce.h"
 #include "transports/transport.h"
@@ -24,6 +26,11 @@ struct ExecEnv {
   const std::atomic<bool>* aborted = nullptr;
   double timeoutSec = 600;
   std::function<std::string(int)> describePeer;  // "rank 3 (host h, pid 12)"
+  OpTag tag;  // sent before every message (bytes filled in per message) and expected on every receive
+  // Called while waiting: an error ends the operation (a peer died, or reported a failure).
+  std::function<Status()> health;
+  // Appended to a timeout message: what is known about the peers (e.g. "rank 2 ... is stopped").
+  std::function<std::string()> diagnose;
 };
 
 struct ExecKernels {

@@ -1,6 +1,8 @@
 #include "transports/shm/shm_transport.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "core/log.h"
@@ -10,7 +12,13 @@ namespace tccl {
 
 namespace {
 
-constexpr size_t kHeaderBytes = 64;
+struct FailureRecord {
+  std::atomic<uint32_t> state;  // 0: none, 1: being written, 2: written (the segment starts zeroed)
+  int32_t reporter;
+  char reason[1016];
+};
+constexpr size_t kHeaderBytes = sizeof(FailureRecord);
+static_assert(kHeaderBytes % 64 == 0, "doorbells stay cache-line aligned");
 
 class ShmConnection : public Connection {
  public:
@@ -102,6 +110,25 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
             L, bytes);
   *out = std::move(host);
   return Status::Ok();
+}
+
+void ShmHost::PublishFailure(int reporterRank, const std::string& reason) {
+  auto* rec = static_cast<FailureRecord*>(seg_.data());
+  uint32_t none = 0;
+  if (rec->state.compare_exchange_strong(none, 1, std::memory_order_acq_rel)) {
+    rec->reporter = reporterRank;
+    snprintf(rec->reason, sizeof(rec->reason), "%s", reason.c_str());
+    rec->state.store(2, std::memory_order_release);
+  }
+  for (size_t i = 0; i < localRanks_.size(); ++i) DoorbellOf((int)i)->Ring();
+}
+
+bool ShmHost::FailureReported(int* reporterRank, std::string* reason) const {
+  auto* rec = static_cast<const FailureRecord*>(seg_.data());
+  if (rec->state.load(std::memory_order_acquire) != 2) return false;
+  *reporterRank = rec->reporter;
+  *reason = std::string(rec->reason, strnlen(rec->reason, sizeof(rec->reason)));
+  return true;
 }
 
 int ShmHost::IndexOf(int rank) const {

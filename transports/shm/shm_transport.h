@@ -1,7 +1,7 @@
 // Shared-memory transport for ranks on one host (processes or threads).
 //
 // One segment per communicator per host, created by the host's lowest rank:
-//   [ header | doorbell per local rank | channel for each ordered pair of local ranks ]
+//   [ failure record | doorbell per local rank | channel for each ordered pair of local ranks ]
 // Memory: L*(L-1) channels of TCCL_SHM_RING_BYTES each (L = ranks on this host).
 #pragma once
 
@@ -26,6 +26,12 @@ class ShmHost {
   std::unique_ptr<Connection> ConnectionTo(int peerRank);
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
+
+  // The failure record (SPEC section 5): the first local rank whose operation fails (or that is
+  // aborted) writes who and why and rings every doorbell; the other local ranks see it while they
+  // wait and fail at once with that reason instead of waiting for their own deadline.
+  void PublishFailure(int reporterRank, const std::string& reason);
+  bool FailureReported(int* reporterRank, std::string* reason) const;
 
  private:
   int IndexOf(int rank) const;

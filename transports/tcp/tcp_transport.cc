@@ -64,6 +64,7 @@ class TcpConnection : public Connection {
   }
 
   int PollFd() const override { return fd_; }
+  void Shutdown() override { shutdown(fd_, SHUT_RDWR); }
   const char* Kind() const override { return "tcp"; }
 
  private:
@@ -72,7 +73,9 @@ class TcpConnection : public Connection {
       *got = (size_t)n;
       return Status::Ok();
     }
-    if (n == 0) return RemoteError("TCP connection to %s was closed by the peer", desc_.c_str());
+    if (n == 0) return RemoteError("TCP connection to %s was closed by the peer (it failed, was aborted or exited; its log "
+                         "names the cause)",
+                         desc_.c_str());
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Status::Ok();
     return RemoteError("TCP connection to %s failed while receiving: %s", desc_.c_str(), strerror(errno));
   }

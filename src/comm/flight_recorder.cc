@@ -1,0 +1,114 @@
+#include "comm/flight_recorder.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+#include <thread>
+
+#include "config/params.h"
+#include "core/deadline.h"
+#include "core/log.h"
+
+namespace tccl {
+
+FlightRecorder::FlightRecorder(size_t capacity) : ring_(capacity) {}
+
+size_t FlightRecorder::Start(const FlightEntry& e) {
+  if (ring_.empty()) return 0;
+  std::lock_guard<std::mutex> g(mu_);
+  size_t slot = recorded_++ % ring_.size();
+  ring_[slot] = e;
+  ring_[slot].start = NowSeconds();
+  return slot;
+}
+
+void FlightRecorder::Finish(size_t slot, bool ok) {
+  if (ring_.empty()) return;
+  std::lock_guard<std::mutex> g(mu_);
+  ring_[slot].state = ok ? FlightEntry::State::Done : FlightEntry::State::Failed;
+  ring_[slot].end = NowSeconds();
+}
+
+std::string FlightRecorder::Dump(const std::string& who) const {
+  std::lock_guard<std::mutex> g(mu_);
+  const size_t n = std::min<uint64_t>(recorded_, ring_.size());
+  std::string out = who + ": flight recorder, last " + std::to_string(n) + " of " + std::to_string(recorded_) +
+                    " operations (oldest first)\n";
+  const double now = NowSeconds();
+  for (uint64_t i = recorded_ - n; i < recorded_; ++i) {
+    const FlightEntry& e = ring_[i % ring_.size()];
+    char line[512];
+    std::string peers;
+    for (int p = 0; p < std::min(e.npeers, FlightEntry::kMaxPeers); ++p)
+      peers += (p ? "," : "") + std::to_string(e.peers[p]);
+    if (e.npeers > FlightEntry::kMaxPeers) peers += ",+" + std::to_string(e.npeers - FlightEntry::kMaxPeers);
+    const char* state = e.state == FlightEntry::State::Running ? "RUNNING"
+                        : e.state == FlightEntry::State::Done  ? "done"
+                                                               : "FAILED";
+    double took = (e.state == FlightEntry::State::Running ? now : e.end) - e.start;
+    snprintf(line, sizeof(line), "  #%llu %s %zu x %s%s%s algo %s peers [%s] %s, started %.3f s ago, %s %.1f us\n",
+             (unsigned long long)e.seq, e.op, e.count, e.dtype, e.root >= 0 ? " root " : "",
+             e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, now - e.start,
+             e.state == FlightEntry::State::Running ? "running for" : "took", took * 1e6);
+    out += line;
+  }
+  return out;
+}
+
+namespace {
+
+// The signal handler only writes a byte to a pipe; a thread does the dumping (logging is not
+// async-signal-safe).
+std::mutex g_mu;
+std::map<const void*, std::function<void()>>* g_dumpers = nullptr;
+int g_pipe[2] = {-1, -1};
+
+void OnSignal(int) {
+  char b = 1;
+  ssize_t ignored = write(g_pipe[1], &b, 1);
+  (void)ignored;
+}
+
+void DumpLoop() {
+  char b;
+  while (read(g_pipe[0], &b, 1) >= 0) {
+    std::lock_guard<std::mutex> g(g_mu);
+    for (auto& [owner, dump] : *g_dumpers) dump();
+  }
+}
+
+void InstallOnce() {
+  int sig = (int)ParamInt("FLIGHT_RECORDER_SIGNAL");
+  if (sig <= 0 || sig >= NSIG) return;
+  if (pipe2(g_pipe, O_CLOEXEC) != 0) return;
+  try {
+    std::thread(DumpLoop).detach();
+  } catch (...) {
+    return;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = &OnSignal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+  TCCL_INFO(kLogInit, "flight recorder dumps on signal %d", sig);
+}
+
+}  // namespace
+
+void RegisterForSignalDump(const void* owner, std::function<void()> dump) {
+  static std::once_flag once;
+  std::lock_guard<std::mutex> g(g_mu);
+  if (!g_dumpers) g_dumpers = new std::map<const void*, std::function<void()>>();  // lives to exit
+  (*g_dumpers)[owner] = std::move(dump);
+  std::call_once(once, InstallOnce);
+}
+
+void UnregisterForSignalDump(const void* owner) {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (g_dumpers) g_dumpers->erase(owner);
+}
+
+}  // namespace tccl

@@ -1,0 +1,54 @@
+// The last N operations of a communicator (sequence number, operation, dtype, count, root,
+// algorithm, peers, state, timestamps), kept so that a hang or failure can be explained after the
+// fact (SPEC section 5). Dumped to the log when an operation fails, on tcclCommDumpFlightRecorder,
+// and, when TCCL_FLIGHT_RECORDER_SIGNAL names a signal, on that signal for every communicator.
+//
+// Recording costs two clock reads and a short copy per operation; N is
+// TCCL_FLIGHT_RECORDER_ENTRIES (0 turns it off).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tccl {
+
+struct FlightEntry {
+  enum class State { Running, Done, Failed };
+  uint64_t seq = 0;
+  const char* op = "";    // "all_reduce", "send/recv", ...
+  const char* dtype = "";
+  const char* algo = "";
+  size_t count = 0;
+  int root = -1;
+  static constexpr int kMaxPeers = 8;
+  int peers[kMaxPeers] = {0};
+  int npeers = 0;         // peers beyond kMaxPeers are counted, not listed
+  State state = State::Running;
+  double start = 0, end = 0;  // seconds, steady clock
+};
+
+class FlightRecorder {
+ public:
+  explicit FlightRecorder(size_t capacity);
+  // Records a started operation; returns its slot for Finish.
+  size_t Start(const FlightEntry& e);
+  void Finish(size_t slot, bool ok);
+  // One line per entry, oldest first, each prefixed with `who`.
+  std::string Dump(const std::string& who) const;
+  size_t capacity() const { return ring_.size(); }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<FlightEntry> ring_;
+  uint64_t recorded_ = 0;
+};
+
+// Installs the TCCL_FLIGHT_RECORDER_SIGNAL handler once (no-op when the parameter is 0), and keeps
+// the list of communicators it dumps. `dump` writes one communicator's record to the log.
+void RegisterForSignalDump(const void* owner, std::function<void()> dump);
+void UnregisterForSignalDump(const void* owner);
+
+}  // namespace tccl

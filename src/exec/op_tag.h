@@ -1,0 +1,36 @@
+// Every message on the wire is preceded by an OpTag naming the operation it belongs to. A rank
+// that receives a tag different from the one it expects (another collective, count, dtype,
+// reduction, root or algorithm at the same sequence number, or a send/recv of another size)
+// reports the mismatch before a single payload byte is consumed, so mismatched calls across ranks
+// end in an error instead of a hang or silent corruption (SPEC section 5).
+//
+// 32 bytes per message: negligible for bulk data; for the smallest messages the cost is measured
+// in docs/faults.md. Ranks of one job share an architecture, so the tag travels in host order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tccl {
+
+struct OpTag {
+  static constexpr uint8_t kP2P = 0xFF;  // kind of a send/recv message (seq is 0 for those)
+
+  uint64_t seq = 0;    // collective sequence number on the communicator
+  uint64_t count = 0;  // the call's element count
+  uint64_t bytes = 0;  // bytes of this message
+  int32_t root = -1;
+  uint8_t kind = 0;    // CollKind, or kP2P
+  uint8_t dtype = 0;   // tcclDataType_t
+  uint8_t redop = 0;   // tcclRedOp_t
+  uint8_t algo = 0;    // index in AllAlgorithms()
+};
+static_assert(sizeof(OpTag) == 32, "OpTag is a 32-byte wire record");
+
+// "all_reduce #12 (4096 x float, sum, ring)"; safe for any bytes (unknown values are printed as numbers).
+std::string DescribeTag(const OpTag& t);
+// "" when `got` is the message `want` describes, else a sentence naming every difference.
+std::string CompareTags(const OpTag& got, const OpTag& want);
+
+}  // namespace tccl
