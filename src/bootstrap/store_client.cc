@@ -32,6 +32,11 @@ Status StoreClient::Connect(const SockAddr& addr, const uint8_t secret[16],
   return Status::Ok();
 }
 
+Status StoreClient::OutOfStep() const {
+  return RemoteError("the bootstrap connection to %s is unusable after an earlier failed request",
+                     addr_.ToString().c_str());
+}
+
 StoreClient::~StoreClient() {
   if (fd_ >= 0) close(fd_);
 }
@@ -42,6 +47,7 @@ Status StoreClient::Set(const std::string& key, const std::string& value, const 
   msg += key;
   msg += value;
   std::lock_guard<std::mutex> g(mu_);
+  if (outOfStep_) return OutOfStep();
   return SendAll(fd_, msg.data(), msg.size(), deadline);
 }
 
@@ -50,16 +56,20 @@ Status StoreClient::Get(const std::string& key, const Deadline& deadline, std::s
   std::string msg(reinterpret_cast<const char*>(&r), sizeof(r));
   msg += key;
   std::lock_guard<std::mutex> g(mu_);
+  if (outOfStep_) return OutOfStep();
   TCCL_RETURN_IF_ERROR(SendAll(fd_, msg.data(), msg.size(), deadline));
   uint32_t len = 0;
   Status st = RecvAll(fd_, &len, 4, deadline);
+  if (!st.ok()) outOfStep_ = true;
   if (st.code() == tcclTimeout)
     return Timeout("timed out waiting for bootstrap key '%s' from %s: some rank has not arrived",
                    key.c_str(), addr_.ToString().c_str());
   TCCL_RETURN_IF_ERROR(st);
   if (len > kStoreMaxValue) return RemoteError("bootstrap root sent an oversized value");
   value->resize(len);
-  return RecvAll(fd_, value->data(), len, deadline);
+  st = RecvAll(fd_, value->data(), len, deadline);
+  if (!st.ok()) outOfStep_ = true;
+  return st;
 }
 
 }  // namespace tccl

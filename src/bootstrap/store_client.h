@@ -24,10 +24,14 @@ class StoreClient {
 
  private:
   StoreClient() = default;
+  Status OutOfStep() const;
   int fd_ = -1;
   uint32_t localIp_ = 0;
   SockAddr addr_;
   std::mutex mu_;
+  // A Get that timed out leaves its answer in flight; later replies would be misread, so the
+  // connection refuses further use.
+  bool outOfStep_ = false;
 };
 
 }  // namespace tccl

@@ -8,7 +8,10 @@
 // connection.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tccl {
 
@@ -29,5 +32,19 @@ struct StoreRequest {
 
 constexpr uint32_t kStoreMaxKey = 1024;
 constexpr uint32_t kStoreMaxValue = 16u << 20;
+
+// The server's parsers, pure functions of the bytes received so far (fuzzed by
+// tests/fuzz/fuzz_store_protocol.cc).
+enum class HelloResult { Incomplete, Valid, Invalid };
+// Checks the hello at the front of `in`; on Valid, *pid is the client's pid.
+HelloResult ParseStoreHello(const std::string& in, const uint8_t secret[16], int32_t* pid);
+
+struct StoreCommand {
+  StoreOp op;
+  std::string key, value;
+};
+// Parses whole requests from `in` starting at `pos`, appending them to `out` and advancing `pos`
+// past them; a partial request at the end is left for later. False for a malformed request.
+bool ParseStoreRequests(const std::string& in, size_t* pos, std::vector<StoreCommand>* out);
 
 }  // namespace tccl

@@ -44,6 +44,10 @@ class StoreServer {
 
   // Clients from other processes still connected; read from any thread.
   size_t ForeignClients() const { return foreignClients_.load(); }
+  // Whether a client may still need this server: a Get is waiting for its key, or a request came
+  // in recently (a rank between two requests of its final barrier). Read from any thread.
+  bool Busy() const { return pendingGets_.load() > 0 || NowSeconds() - lastRequest_.load() < kQuietSec; }
+  static constexpr double kQuietSec = 2.0;
 
   void Run() {
     bool hadClient = false;
@@ -73,6 +77,7 @@ class StoreServer {
       }
       clients_.swap(alive);
       foreignClients_.store(foreign);
+      pendingGets_.store(waiters_.size());
       hadClient = hadClient || authed > 0;
       if (hadClient && authed == 0 && !persistent_) break;
     }
@@ -94,6 +99,8 @@ class StoreServer {
 
   void Drop(Client& c, const char* why) {
     TCCL_INFO(kLogBoot, "bootstrap store drops a connection: %s", why);
+    // Its pending Gets go too: a later client may be given the same fd number.
+    for (auto it = waiters_.begin(); it != waiters_.end();) it = it->second == c.fd ? waiters_.erase(it) : std::next(it);
     close(c.fd);
     c.fd = -1;
   }
@@ -104,6 +111,9 @@ class StoreServer {
       ssize_t n = recv(c.fd, buf, sizeof(buf), 0);
       if (n > 0) {
         c.in.append(buf, (size_t)n);
+        // Parse as bytes arrive, so a client is judged by its hello before it can send more.
+        Parse(c);
+        if (c.fd < 0) return;
         if (c.in.size() > kStoreMaxValue + kStoreMaxKey + 64) return Drop(c, "oversized message");
         continue;
       }
@@ -112,42 +122,32 @@ class StoreServer {
       if (errno == EINTR) continue;
       return Drop(c, "read error");
     }
-    Parse(c);
   }
 
   void Parse(Client& c) {
     size_t pos = 0;
     if (!c.authed) {
-      if (c.in.size() < sizeof(StoreHello)) return;
-      StoreHello h;
-      memcpy(&h, c.in.data(), sizeof(h));
-      if (h.magic != StoreHello::kMagic || memcmp(h.secret, secret_, 16) != 0) {
+      int32_t pid = 0;
+      HelloResult h = ParseStoreHello(c.in, secret_, &pid);
+      if (h == HelloResult::Incomplete) return;
+      if (h == HelloResult::Invalid) {
         TCCL_WARN(kLogBoot, "bootstrap store refused a connection with a wrong magic or secret");
         return Drop(c, "bad hello");
       }
       c.authed = true;
-      c.foreign = h.pid != (int32_t)getpid();
+      c.foreign = pid != (int32_t)getpid();
       c.out.push_back('\1');
       pos = sizeof(StoreHello);
     }
-    while (c.in.size() - pos >= sizeof(StoreRequest)) {
-      StoreRequest r;
-      memcpy(&r, c.in.data() + pos, sizeof(r));
-      if (r.keyLen == 0 || r.keyLen > kStoreMaxKey || r.valLen > kStoreMaxValue ||
-          (r.op != (uint32_t)StoreOp::Set && r.op != (uint32_t)StoreOp::Get))
-        return Drop(c, "malformed request");
-      size_t need = sizeof(r) + r.keyLen + r.valLen;
-      if (c.in.size() - pos < need) break;
-      std::string key = c.in.substr(pos + sizeof(r), r.keyLen);
-      if (r.op == (uint32_t)StoreOp::Set) {
-        kv_[key] = c.in.substr(pos + sizeof(r) + r.keyLen, r.valLen);
-        Answer(key);
-      } else {
-        waiters_.emplace(key, c.fd);
-        Answer(key);
-      }
-      pos += need;
+    std::vector<StoreCommand> cmds;
+    bool wellFormed = ParseStoreRequests(c.in, &pos, &cmds);
+    if (!cmds.empty()) lastRequest_.store(NowSeconds());
+    for (StoreCommand& cmd : cmds) {
+      if (cmd.op == StoreOp::Set) kv_[cmd.key] = std::move(cmd.value);
+      else waiters_.emplace(cmd.key, c.fd);
+      Answer(cmd.key);
     }
+    if (!wellFormed) return Drop(c, "malformed request");
     c.in.erase(0, pos);
     Flush(c);
   }
@@ -184,6 +184,8 @@ class StoreServer {
   int listenFd_;
   bool persistent_;
   std::atomic<size_t> foreignClients_{0};  // authenticated clients from other processes
+  std::atomic<size_t> pendingGets_{0};
+  std::atomic<double> lastRequest_{0};
   uint8_t secret_[16];
   std::vector<std::unique_ptr<Client>> clients_;
   std::map<std::string, std::string> kv_;
@@ -191,8 +193,10 @@ class StoreServer {
 };
 
 // Ranks in other processes may still be reading from a store this process serves (rank 0 can
-// finish a job before a slower rank has fetched the last bootstrap record). At exit, give them
-// until TCCL_TIMEOUT to disconnect, so an early exit of rank 0 never fails the others.
+// finish a job before a slower rank has fetched the last bootstrap record). At exit, serve them
+// while they are connected and busy (a pending Get, or a request in the last kQuietSec), up to
+// TCCL_TIMEOUT, so an early exit of rank 0 never fails the others — and a frozen or idle peer that
+// merely keeps its connection open does not hold this process's exit.
 std::mutex g_serversMu;
 std::vector<std::weak_ptr<StoreServer>> g_servers;
 
@@ -205,7 +209,7 @@ void WaitForForeignClientsAtExit() {
   }
   Deadline deadline = Deadline::After((double)ParamInt("TIMEOUT"));
   for (auto& s : live)
-    while (s->ForeignClients() > 0 && !deadline.Expired())
+    while (s->ForeignClients() > 0 && s->Busy() && !deadline.Expired())
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 

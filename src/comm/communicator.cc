@@ -39,6 +39,9 @@ bool ParsePeer(const std::string& s, PeerInfo* p, int* nranks) {
   return true;
 }
 
+// How long a rank waits for a failed peer's reason in the store (and to write its own).
+constexpr double kFailRecordWaitSec = 1.0;
+
 std::string Hex(uint64_t v) {
   char b[20];
   snprintf(b, sizeof(b), "%016llx", (unsigned long long)v);
@@ -189,12 +192,31 @@ std::string Communicator::DumpFlightRecorder() const {
   return flight_ ? flight_->Dump(Describe()) : Describe() + ": no flight recorder";
 }
 
-Status Communicator::Health() {
+Status Communicator::Health(bool force) {
   int reporter = -1;
   std::string reason;
   if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_)
     return RemoteError("%s reported a failure: %s", DescribePeer(reporter).c_str(), reason.c_str());
-  return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }) : Status::Ok();
+  return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }, force) : Status::Ok();
+}
+
+std::string Communicator::FailKey(int rank) const { return "fail/" + Hex(commId_) + "/" + std::to_string(rank); }
+
+Status Communicator::Explain(const Status& st, int peer) {
+  if (st.code() != tcclRemoteError || peer < 0) return st;
+  Status cause = Health(true);
+  // A watched peer's socket closes a moment before its exit is signalled on the pidfd.
+  for (int i = 0; i < 20 && cause.ok() && monitor_->Watches(peer); ++i) {
+    usleep(5000);
+    cause = Health(true);
+  }
+  std::string record;
+  // The record is written before the peer shuts its connections, so it is normally there at once;
+  // a peer that was killed wrote none, and the wait is bounded.
+  if (cause.ok() && boot_->store()->Get(FailKey(peer), Deadline::After(kFailRecordWaitSec), &record).ok())
+    return Status(st.code(), st.message() + "; it had failed first: " + record);
+  if (cause.ok()) cause = Health(true);
+  return cause.ok() ? st : Status(cause.code(), st.message() + "; cause: " + cause.message());
 }
 
 void Communicator::Fail(const Status& st) {
@@ -205,6 +227,8 @@ void Communicator::Fail(const Status& st) {
   }
   SetAsyncError(st);
   if (shm_) shm_->PublishFailure(rank_, st.message());
+  // For peers on other hosts, which only see the connection close: the reason, kept in the store.
+  boot_->store()->Set(FailKey(rank_), st.message().substr(0, 4000), Deadline::After(kFailRecordWaitSec));
   for (auto& c : conns_)
     if (c) c->Shutdown();
   if (!aborted()) TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str());
@@ -236,6 +260,15 @@ void Communicator::SetAsyncError(const Status& st) {
 Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
                              const OpTag& tag, FlightEntry entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
+  // A local peer that already failed will not take part (one load of a read-mostly cache line).
+  int reporter = -1;
+  std::string reason;
+  if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_) {
+    Status st = RemoteError("%s: %s reported a failure: %s", describe().c_str(), DescribePeer(reporter).c_str(),
+                            reason.c_str());
+    Fail(st);
+    return st;
+  }
   for (const Step& step : s.steps)
     for (const Op& o : step.ops) {
       if (o.peer < 0 || o.peer == rank_) continue;
@@ -267,6 +300,7 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   for (int r = 0; r < nranks_; ++r) env.conns[r] = conns_[r].get();
   Status st = tccl::Execute(s, bufs, k, env, describe);
   flight_->Finish(slot, st.ok());
+  if (!st.ok()) st = Explain(st, env.failedPeer);
   if (!st.ok()) {
     TCCL_WARN(kLogColl, "%s", st.message().c_str());
     Fail(st);

@@ -70,7 +70,11 @@ class Communicator {
   Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs, const OpTag& tag,
                  FlightEntry entry, const std::function<std::string()>& describe);
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
-  Status Health();
+  Status Health(bool force = false);
+  // A connection that failed says little (a TCP peer may only be relaying another rank's failure):
+  // add the cause from the peer monitor or from the failing peer's record in the store.
+  Status Explain(const Status& st, int peer);
+  std::string FailKey(int rank) const;
   // The first failure makes the communicator unusable (its streams may be mid-message): record
   // it, tell the peers, dump the flight recorder. Later calls return Broken().
   void Fail(const Status& st);

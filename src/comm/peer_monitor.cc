@@ -59,10 +59,10 @@ PeerMonitor::~PeerMonitor() {
     if (w.pidfd >= 0) close(w.pidfd);
 }
 
-Status PeerMonitor::Check(const std::function<std::string(int)>& describePeer) {
+Status PeerMonitor::Check(const std::function<std::string(int)>& describePeer, bool force) {
   if (watched_.empty()) return Status::Ok();
   double now = NowSeconds();
-  if ((now - lastCheck_) * 1000 < kCheckIntervalMs) return Status::Ok();
+  if (!force && (now - lastCheck_) * 1000 < kCheckIntervalMs) return Status::Ok();
   lastCheck_ = now;
   for (auto& w : watched_) {
     bool exited;

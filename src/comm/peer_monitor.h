@@ -25,7 +25,12 @@ class PeerMonitor {
 
   // An error naming the first watched peer whose process has exited. Cheap enough to call on
   // every idle wait: it polls the pidfds at most once per kCheckIntervalMs.
-  Status Check(const std::function<std::string(int)>& describePeer);
+  Status Check(const std::function<std::string(int)>& describePeer, bool force = false);
+  bool Watches(int rank) const {
+    for (auto& w : watched_)
+      if (w.rank == rank) return true;
+    return false;
+  }
   // Sentences about watched peers that are stopped, zombies or gone; "" when all look normal.
   std::string Diagnose(const std::function<std::string(int)>& describePeer) const;
 

@@ -135,9 +135,11 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
             st = c->TryRecv(sink, done[i], total, &moved);
           }
         }
-        if (!st.ok())
+        if (!st.ok()) {
+          env.failedPeer = op.peer;
           return Status(st.code(), describe() + ": " + (sending ? "sending to " : "receiving from ") +
                                        env.describePeer(op.peer) + " failed: " + st.message());
+        }
         if (moved) {
           progressed = true;
           done[i] += moved;

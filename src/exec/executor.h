@@ -31,6 +31,7 @@ struct ExecEnv {
   std::function<Status()> health;
   // Appended to a timeout message: what is known about the peers (e.g. "rank 2 ... is stopped").
   std::function<std::string()> diagnose;
+  int failedPeer = -1;  // out: the peer whose connection failed, when that ended the operation
 };
 
 struct ExecKernels {

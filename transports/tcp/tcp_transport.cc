@@ -1,6 +1,7 @@
 #include "transports/tcp/tcp_transport.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,14 +13,6 @@
 namespace tccl {
 
 namespace {
-
-struct TcpHello {
-  static constexpr uint32_t kMagic = 0x54435048;  // "TCPH"
-  uint32_t magic;
-  int32_t rank;
-  uint64_t commId;
-  uint8_t secret[16];
-};
 
 class TcpConnection : public Connection {
  public:
@@ -93,6 +86,16 @@ std::string Describe(const PeerInfo& p) {
 
 }  // namespace
 
+int AuthenticateTcpHello(const void* bytes, size_t n, const TcpSetup& s, const std::vector<bool>& connected) {
+  if (n != sizeof(TcpHello)) return -1;
+  TcpHello h;
+  memcpy(&h, bytes, sizeof(h));
+  bool valid = h.magic == TcpHello::kMagic && h.commId == s.commId && memcmp(h.secret, s.secret, 16) == 0 &&
+               h.rank >= 0 && h.rank < s.me && (size_t)h.rank < connected.size() && !connected[h.rank] &&
+               std::find(s.remote.begin(), s.remote.end(), h.rank) != s.remote.end();
+  return valid ? h.rank : -1;
+}
+
 Status ConnectTcpPeers(const TcpSetup& s, const Deadline& deadline,
                        std::map<int, std::unique_ptr<Connection>>* out) {
   size_t toAccept = 0;
@@ -117,27 +120,62 @@ Status ConnectTcpPeers(const TcpSetup& s, const Deadline& deadline,
     }
     (*out)[peer] = std::make_unique<TcpConnection>(fd, Describe(s.peers[peer]));
   }
+  // Hellos are read from every pending connection at once, each with its own short deadline, so
+  // silent or slow foreign connections (slow-loris) neither block nor delay the real peers.
+  struct Pending {
+    int fd;
+    Deadline until;
+    TcpHello hello;
+    size_t got;
+  };
+  std::vector<Pending> pending;
+  std::vector<bool> connected(s.peers.size(), false);
+  auto drop = [&](size_t i, const char* why) {
+    TCCL_WARN(kLogNet, "rank %d refused a TCP connection: %s", s.me, why);
+    close(pending[i].fd);
+    pending.erase(pending.begin() + (long)i);
+  };
   while (toAccept > 0) {
-    int fd = -1;
-    Status st = Accept(s.listenFd, deadline, &fd);
-    if (!st.ok())
-      return Status(st.code(), "rank " + std::to_string(s.me) + ": " + std::to_string(toAccept) +
-                                   " lower rank(s) never connected over TCP: " + st.message());
-    TcpHello h{};
-    // A short per-hello deadline so a silent foreign connection cannot stall setup.
-    Deadline helloDeadline = Deadline::After(std::min(5.0, deadline.MillisLeft() / 1000.0));
-    st = RecvAll(fd, &h, sizeof(h), helloDeadline);
-    bool valid = st.ok() && h.magic == TcpHello::kMagic && h.commId == s.commId &&
-                 memcmp(h.secret, s.secret, 16) == 0 && h.rank >= 0 && h.rank < s.me &&
-                 std::find(s.remote.begin(), s.remote.end(), h.rank) != s.remote.end() &&
-                 out->count(h.rank) == 0;
-    if (!valid) {
-      TCCL_WARN(kLogNet, "rank %d refused a TCP connection without a valid hello", s.me);
-      close(fd);
-      continue;
+    if (deadline.Expired()) {
+      for (auto& p : pending) close(p.fd);
+      std::string missing;
+      for (int peer : s.remote)
+        if (peer < s.me && !connected[peer]) missing += (missing.empty() ? "" : ", ") + Describe(s.peers[peer]);
+      return Timeout("rank %d: %zu lower rank(s) never connected over TCP within the deadline: %s", s.me, toAccept,
+                     missing.c_str());
     }
-    (*out)[h.rank] = std::make_unique<TcpConnection>(fd, Describe(s.peers[h.rank]));
-    --toAccept;
+    std::vector<pollfd> pfds{{s.listenFd, POLLIN, 0}};
+    for (auto& p : pending) pfds.push_back({p.fd, POLLIN, 0});
+    poll(pfds.data(), pfds.size(), std::min(100, deadline.MillisLeft()));
+    for (size_t i = pending.size(); i-- > 0;) {
+      Pending& p = pending[i];
+      if (pfds[i + 1].revents) {
+        ssize_t n = recv(p.fd, reinterpret_cast<char*>(&p.hello) + p.got, sizeof(TcpHello) - p.got, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+          drop(i, "closed before its hello");
+          continue;
+        }
+        if (n > 0) p.got += (size_t)n;
+      }
+      if (p.got == sizeof(TcpHello)) {
+        int rank = AuthenticateTcpHello(&p.hello, p.got, s, connected);
+        if (rank < 0) {
+          drop(i, "not a valid hello for this communicator (wrong secret, id or rank)");
+          continue;
+        }
+        connected[rank] = true;
+        (*out)[rank] = std::make_unique<TcpConnection>(p.fd, Describe(s.peers[rank]));
+        pending.erase(pending.begin() + (long)i);
+        --toAccept;
+      } else if (p.until.Expired()) {
+        drop(i, "no complete hello within 5 s");
+      }
+    }
+    if (pfds[0].revents & POLLIN) {
+      int fd = -1;
+      if (Accept(s.listenFd, Deadline::After(0), &fd).ok())
+        pending.push_back({fd, Deadline::After(std::min(5.0, deadline.MillisLeft() / 1000.0)), TcpHello{}, 0});
+    }
   }
   return Status::Ok();
 }

@@ -25,4 +25,18 @@ struct TcpSetup {
 Status ConnectTcpPeers(const TcpSetup& setup, const Deadline& deadline,
                        std::map<int, std::unique_ptr<Connection>>* out);
 
+// The hello a connecting rank sends first.
+struct TcpHello {
+  static constexpr uint32_t kMagic = 0x54435048;  // "TCPH"
+  uint32_t magic;
+  int32_t rank;
+  uint64_t commId;
+  uint8_t secret[16];
+};
+
+// The rank a received hello authenticates: one of `setup.remote` below `setup.me` with this
+// communicator's id and secret, not yet in `connected`; -1 for anything else (fuzzed by
+// tests/fuzz/fuzz_tcp_hello.cc).
+int AuthenticateTcpHello(const void* bytes, size_t n, const TcpSetup& setup, const std::vector<bool>& connected);
+
 }  // namespace tccl

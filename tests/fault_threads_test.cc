@@ -1,0 +1,157 @@
+// Failure handling with ranks as threads: abort from another thread, timeouts, mismatched calls,
+// the unusable-after-failure rule, and the flight recorder API.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tccl/tccl.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::vector<tcclComm_t> MakeComms(int n, int timeoutSec = 0) {
+  std::vector<tcclComm_t> comms(n);
+  if (timeoutSec == 0) {
+    EXPECT_EQ(tcclSuccess, tcclCommInitAll(comms.data(), n, nullptr)) << tcclGetLastError(nullptr);
+    return comms;
+  }
+  tcclUniqueId id;
+  EXPECT_EQ(tcclSuccess, tcclGetUniqueId(&id));
+  std::vector<std::thread> ts;
+  for (int r = 0; r < n; ++r)
+    ts.emplace_back([&, r] {
+      tcclConfig_t cfg = TCCL_CONFIG_INITIALIZER;
+      cfg.timeoutSec = timeoutSec;
+      EXPECT_EQ(tcclSuccess, tcclCommInitRankConfig(&comms[r], n, id, r, &cfg)) << tcclGetLastError(nullptr);
+    });
+  for (auto& t : ts) t.join();
+  return comms;
+}
+
+struct CallResult {
+  tcclResult_t code = tcclSuccess;
+  std::string message;
+  double seconds = 0;  // from the call until it returned
+};
+
+CallResult TimedAllReduce(tcclComm_t comm, size_t count) {
+  std::vector<float> buf(count, 1.0f);
+  CallResult r;
+  auto t = Clock::now();
+  r.code = tcclAllReduce(buf.data(), buf.data(), count, tcclFloat32, tcclSum, comm, nullptr);
+  r.seconds = SecondsSince(t);
+  r.message = tcclGetLastError(nullptr);
+  return r;
+}
+
+TEST(Faults, AbortFromAnotherThreadReleasesTheBlockedCallAndTellsThePeers) {
+  auto comms = MakeComms(3);
+  CallResult blocked;
+  std::thread t([&] { blocked = TimedAllReduce(comms[0], 1 << 16); });  // ranks 1 and 2 never join
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto abortAt = Clock::now();
+  EXPECT_EQ(tcclSuccess, tcclCommAbort(comms[0]));
+  double abortTook = SecondsSince(abortAt);
+  t.join();
+  double released = SecondsSince(abortAt);
+  EXPECT_LT(abortTook, 1.0);
+  EXPECT_LT(released, 1.0) << "the blocked call returned " << released << " s after tcclCommAbort";
+  EXPECT_NE(blocked.code, tcclSuccess);
+  EXPECT_NE(blocked.message.find("aborted"), std::string::npos) << blocked.message;
+  // The peers learn of it at their next wait, not at their deadline.
+  for (int r = 1; r < 3; ++r) {
+    CallResult peer = TimedAllReduce(comms[r], 1 << 16);
+    EXPECT_EQ(peer.code, tcclRemoteError) << peer.message;
+    EXPECT_LT(peer.seconds, 1.0);
+    EXPECT_NE(peer.message.find("rank 0 (host"), std::string::npos) << peer.message;
+    EXPECT_NE(peer.message.find("aborted"), std::string::npos) << peer.message;
+    EXPECT_EQ(tcclSuccess, tcclCommDestroy(comms[r]));
+  }
+  printf("abort returned in %.3f ms; blocked call released after %.3f ms\n", abortTook * 1e3, released * 1e3);
+}
+
+TEST(Faults, APeerThatNeverCallsTimesOutNamingIt) {
+  auto comms = MakeComms(2, /*timeoutSec=*/1);
+  CallResult r = TimedAllReduce(comms[0], 100);
+  EXPECT_EQ(r.code, tcclTimeout) << r.message;
+  EXPECT_GE(r.seconds, 0.99);
+  EXPECT_LT(r.seconds, 3.0);
+  EXPECT_NE(r.message.find("rank 1 (host"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("all_reduce #0 (100 x float"), std::string::npos) << r.message;
+  tcclResult_t async = tcclSuccess;
+  EXPECT_EQ(tcclSuccess, tcclCommGetAsyncError(comms[0], &async));
+  EXPECT_EQ(async, tcclTimeout);
+  // Rank 1 is told by rank 0's failure record.
+  CallResult peer = TimedAllReduce(comms[1], 100);
+  EXPECT_EQ(peer.code, tcclRemoteError) << peer.message;
+  EXPECT_NE(peer.message.find("rank 0 (host"), std::string::npos) << peer.message;
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommAbort(c));
+}
+
+TEST(Faults, MismatchedCountsAreReportedAndTheCommunicatorStaysUnusable) {
+  auto comms = MakeComms(2);
+  CallResult res[2];
+  std::thread t0([&] { res[0] = TimedAllReduce(comms[0], 1000); });
+  std::thread t1([&] { res[1] = TimedAllReduce(comms[1], 1001); });
+  t0.join();
+  t1.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(res[r].code, tcclSuccess);
+    EXPECT_NE(res[r].message.find("mismatched calls"), std::string::npos) << res[r].message;
+    EXPECT_LT(res[r].seconds, 5.0);
+  }
+  // Later calls do not touch the wire: they report the earlier failure.
+  CallResult again = TimedAllReduce(comms[0], 1000);
+  EXPECT_NE(again.code, tcclSuccess);
+  EXPECT_NE(again.message.find("unusable after an earlier failure"), std::string::npos) << again.message;
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+}
+
+TEST(Faults, MismatchedSendRecvSizesAreReported) {
+  auto comms = MakeComms(2);
+  std::vector<char> a(100), b(200);
+  tcclResult_t rc[2];
+  std::thread t0([&] { rc[0] = tcclSend(a.data(), 100, tcclUint8, 1, comms[0], nullptr); });
+  std::thread t1([&] { rc[1] = tcclRecv(b.data(), 200, tcclUint8, 0, comms[1], nullptr); });
+  t0.join();
+  t1.join();
+  EXPECT_NE(rc[1], tcclSuccess);  // the receiver sees the size in the tag
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommAbort(c));
+}
+
+TEST(Faults, FlightRecorderListsRecentOperations) {
+  auto comms = MakeComms(2);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 2; ++r)
+    ts.emplace_back([&, r] {
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(tcclSuccess, TimedAllReduce(comms[r], 10 + i).code);
+      std::vector<float> x(8, 1.0f);
+      EXPECT_EQ(tcclSuccess, tcclBroadcast(x.data(), x.data(), 8, tcclFloat32, 1, comms[r], nullptr));
+    });
+  for (auto& t : ts) t.join();
+  char buf[8192];
+  ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
+  std::string text = buf;
+  EXPECT_NE(text.find("last 4 of 4 operations"), std::string::npos) << text;
+  EXPECT_NE(text.find("#0 all_reduce 10 x float"), std::string::npos) << text;
+  EXPECT_NE(text.find("#2 all_reduce 12 x float"), std::string::npos) << text;
+  EXPECT_NE(text.find("#3 broadcast 8 x float root 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("peers [1]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("RUNNING"), std::string::npos) << text;
+  char tiny[16];
+  ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], tiny, sizeof(tiny)));
+  EXPECT_EQ(strlen(tiny), sizeof(tiny) - 1);
+  EXPECT_EQ(tcclInvalidArgument, tcclCommDumpFlightRecorder(comms[0], tiny, 0));
+  EXPECT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], nullptr, 0));  // to the log
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+  EXPECT_EQ(tcclInvalidArgument, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
+}
+
+}  // namespace
