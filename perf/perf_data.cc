@@ -19,25 +19,37 @@ double FloatValue(uint64_t h, tcclRedOp_t op) {
   return ((h >> 20) & 1 ? -1.0 : 1.0) * std::ldexp(m, e);
 }
 
+// Buffers may be deliberately unaligned: element access goes through memcpy.
+template <typename T>
+void Put(void* buf, size_t i, T v) {
+  memcpy(static_cast<unsigned char*>(buf) + i * sizeof(T), &v, sizeof(T));
+}
+template <typename T>
+T At(const void* buf, size_t i) {
+  T v;
+  memcpy(&v, static_cast<const unsigned char*>(buf) + i * sizeof(T), sizeof(T));
+  return v;
+}
+
 void Store(void* buf, size_t i, tcclDataType_t dt, uint64_t h, tcclRedOp_t op) {
   switch (dt) {
-    case tcclInt8: case tcclUint8: static_cast<uint8_t*>(buf)[i] = (uint8_t)h; break;
-    case tcclInt32: case tcclUint32: static_cast<uint32_t*>(buf)[i] = (uint32_t)h; break;
-    case tcclInt64: case tcclUint64: static_cast<uint64_t*>(buf)[i] = h; break;
-    case tcclFloat32: static_cast<float*>(buf)[i] = (float)FloatValue(h, op); break;
-    case tcclFloat64: static_cast<double*>(buf)[i] = FloatValue(h, op); break;
-    case tcclFloat16: static_cast<uint16_t*>(buf)[i] = tccl::FloatToHalf((float)FloatValue(h, op)); break;
-    case tcclBfloat16: static_cast<uint16_t*>(buf)[i] = tccl::FloatToBf16((float)FloatValue(h, op)); break;
+    case tcclInt8: case tcclUint8: Put<uint8_t>(buf, i, (uint8_t)h); break;
+    case tcclInt32: case tcclUint32: Put<uint32_t>(buf, i, (uint32_t)h); break;
+    case tcclInt64: case tcclUint64: Put<uint64_t>(buf, i, h); break;
+    case tcclFloat32: Put<float>(buf, i, (float)FloatValue(h, op)); break;
+    case tcclFloat64: Put<double>(buf, i, FloatValue(h, op)); break;
+    case tcclFloat16: Put<uint16_t>(buf, i, tccl::FloatToHalf((float)FloatValue(h, op))); break;
+    case tcclBfloat16: Put<uint16_t>(buf, i, tccl::FloatToBf16((float)FloatValue(h, op))); break;
     default: break;
   }
 }
 
 double AsDouble(const void* buf, size_t i, tcclDataType_t dt) {
   switch (dt) {
-    case tcclFloat32: return static_cast<const float*>(buf)[i];
-    case tcclFloat64: return static_cast<const double*>(buf)[i];
-    case tcclFloat16: return tccl::HalfToFloat(static_cast<const uint16_t*>(buf)[i]);
-    case tcclBfloat16: return tccl::Bf16ToFloat(static_cast<const uint16_t*>(buf)[i]);
+    case tcclFloat32: return At<float>(buf, i);
+    case tcclFloat64: return At<double>(buf, i);
+    case tcclFloat16: return tccl::HalfToFloat(At<uint16_t>(buf, i));
+    case tcclBfloat16: return tccl::Bf16ToFloat(At<uint16_t>(buf, i));
     default: return 0;
   }
 }

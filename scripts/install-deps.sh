@@ -9,6 +9,7 @@ packages=(
   libhwloc-dev                           # topology (optional feature)
   libopenmpi-dev openmpi-bin             # mpirun launch and the Open MPI side-by-side benchmark
   iproute2                               # network-namespace multi-host tests (ip, tc)
+  clang libclang-rt-14-dev               # libFuzzer targets (tests/fuzz, run by .ci/run)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,9 @@
 // Chooses the kernel ISA once per process and hands out kernels by (dtype, op).
 #include <cmath>
 #include <cstdint>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "kernels/host/half.h"
 #include "kernels/host/reduce.h"
@@ -11,7 +14,10 @@ KernelIsa BestIsa() {
   static const KernelIsa isa = [] {
 #if defined(__x86_64__) && defined(TCCL_HAVE_AVX2_KERNELS)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return KernelIsa::Avx2;
+    // F16C is CPUID leaf 1, ECX bit 29 (not every compiler accepts "f16c" in __builtin_cpu_supports).
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+    if (__builtin_cpu_supports("avx2") && f16c) return KernelIsa::Avx2;
 #endif
     return KernelIsa::Portable;
   }();

@@ -1,0 +1,45 @@
+#!/bin/bash
+# Sanitizer builds of the multi-rank tests, run by .ci/run after the README test command:
+#   asan: AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer at every exit): ranks as
+#         threads (every suite), the soak (3000 random collectives, leak-checked), the
+#         fault-injection scenarios (processes) and ranks as processes under tessera-run.
+#   tsan: ThreadSanitizer: the automatic-selection sweep for N = 1..8, mixed shm+TCP, the fault
+#         tests with threads (abort from another thread, timeouts, mismatches), a short soak.
+# Large sweep counts shrink under sanitizers (TCCL_TEST_SWEEP=quick) to keep CI well inside 30 min.
+#   tests/run_sanitizers.sh [asan|tsan|all]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+which=${1:-all}
+export TCCL_TEST_SWEEP=quick
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+build() {  # build <dir> <sanitizers> <targets...>
+  local dir=$1 san=$2
+  shift 2
+  cmake -S "$src" -B "$dir" -G Ninja -DTCCL_SANITIZE="$san" -DTCCL_ENABLE_MPI=OFF > "$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; exit 1; }
+  cmake --build "$dir" --target "$@"
+}
+
+if [ "$which" = asan ] || [ "$which" = all ]; then
+  b=$src/build-asan
+  build "$b" address,undefined tccl_thread_rank_tests tccl_soak_test tccl_fault_tests fault_rank \
+    tccl_process_rank_tests tessera-run
+  echo "== asan: ranks as threads"; "$b/tests/tccl_thread_rank_tests" --gtest_brief=1
+  echo "== asan: soak"; TCCL_SOAK_OPS=3000 "$b/tests/tccl_soak_test" --gtest_brief=1
+  echo "== asan: fault injection"; "$b/tests/tccl_fault_tests" --gtest_brief=1
+  for n in 3 4; do
+    echo "== asan: ranks as processes, N=$n"; "$b/tessera-run" -n $n "$b/tests/tccl_process_rank_tests" --gtest_brief=1
+  done
+fi
+if [ "$which" = tsan ] || [ "$which" = all ]; then
+  b=$src/build-tsan
+  build "$b" thread tccl_thread_rank_tests tccl_soak_test
+  echo "== tsan: ranks as threads"
+  "$b/tests/tccl_thread_rank_tests" --gtest_brief=1 \
+    --gtest_filter='Faults.*:N/ThreadRanks.AutomaticSelectionStrict/*:N/TcpThreadRanks.MixedShmAndTcp/*'
+  echo "== tsan: soak"; TCCL_SOAK_OPS=300 "$b/tests/tccl_soak_test" --gtest_brief=1
+fi
+echo "sanitizers ($which): clean"
