@@ -319,3 +319,23 @@ TEST(FaultInjection, MissingRankAtInit) {
 }
 
 }  // namespace
+
+namespace {
+
+// TCCL_FLIGHT_RECORDER_SIGNAL: a signal makes every communicator of the process log its record,
+// and the job carries on.
+TEST(FaultInjection, FlightRecorderDumpsOnSignal) {
+  Job job(2, {"--count", "65536"}, {{"TCCL_FLIGHT_RECORDER_SIGNAL", std::to_string(SIGUSR1)}});
+  ASSERT_TRUE(job.WaitFor({0, 1}, "READY", 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(kill(job.rank(0).pid, SIGUSR1), 0);
+  ASSERT_TRUE(job.WaitFor({0}, "flight recorder, last", 10)) << job.Output(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  job.Reap();
+  EXPECT_FALSE(job.rank(0).exited || job.rank(1).exited) << "the job stopped:\n" << job.Output(0);
+  std::string out = job.Output(0);
+  EXPECT_NE(out.find("all_reduce 65536 x float"), std::string::npos) << out;
+  EXPECT_EQ(job.Output(1).find("flight recorder"), std::string::npos);  // only the signalled process
+}
+
+}  // namespace

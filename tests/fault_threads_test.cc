@@ -53,18 +53,25 @@ CallResult TimedAllReduce(tcclComm_t comm, size_t count) {
 
 TEST(Faults, AbortFromAnotherThreadReleasesTheBlockedCallAndTellsThePeers) {
   auto comms = MakeComms(3);
-  CallResult blocked;
-  std::thread t([&] { blocked = TimedAllReduce(comms[0], 1 << 16); });  // ranks 1 and 2 never join
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Two threads blocked in rank 0's communicator: one inside an all-reduce that ranks 1 and 2
+  // never join, one queued behind it (operations on a communicator run one at a time).
+  CallResult blocked[2];
+  std::thread t0([&] { blocked[0] = TimedAllReduce(comms[0], 1 << 16); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread t1([&] { blocked[1] = TimedAllReduce(comms[0], 100); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   auto abortAt = Clock::now();
   EXPECT_EQ(tcclSuccess, tcclCommAbort(comms[0]));
   double abortTook = SecondsSince(abortAt);
-  t.join();
+  t0.join();
+  t1.join();
   double released = SecondsSince(abortAt);
   EXPECT_LT(abortTook, 1.0);
-  EXPECT_LT(released, 1.0) << "the blocked call returned " << released << " s after tcclCommAbort";
-  EXPECT_NE(blocked.code, tcclSuccess);
-  EXPECT_NE(blocked.message.find("aborted"), std::string::npos) << blocked.message;
+  EXPECT_LT(released, 1.0) << "the blocked calls returned " << released << " s after tcclCommAbort";
+  for (auto& b : blocked) {
+    EXPECT_NE(b.code, tcclSuccess);
+    EXPECT_NE(b.message.find("aborted"), std::string::npos) << b.message;
+  }
   // The peers learn of it at their next wait, not at their deadline.
   for (int r = 1; r < 3; ++r) {
     CallResult peer = TimedAllReduce(comms[r], 1 << 16);
@@ -74,7 +81,7 @@ TEST(Faults, AbortFromAnotherThreadReleasesTheBlockedCallAndTellsThePeers) {
     EXPECT_NE(peer.message.find("aborted"), std::string::npos) << peer.message;
     EXPECT_EQ(tcclSuccess, tcclCommDestroy(comms[r]));
   }
-  printf("abort returned in %.3f ms; blocked call released after %.3f ms\n", abortTook * 1e3, released * 1e3);
+  printf("abort returned in %.3f ms; both blocked calls released after %.3f ms\n", abortTook * 1e3, released * 1e3);
 }
 
 TEST(Faults, APeerThatNeverCallsTimesOutNamingIt) {

@@ -17,9 +17,10 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
 build() {  # build <dir> <sanitizers> <targets...>
   local dir=$1 san=$2
+  mkdir -p "$dir"
   shift 2
-  cmake -S "$src" -B "$dir" -G Ninja -DTCCL_SANITIZE="$san" -DTCCL_ENABLE_MPI=OFF > "$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; exit 1; }
+  cmake -S "$src" -B "$dir" -G Ninja -DTCCL_SANITIZE="$san" -DTCCL_ENABLE_MPI=OFF > "$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; exit 1; }
   cmake --build "$dir" --target "$@"
 }
 

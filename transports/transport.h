@@ -38,6 +38,11 @@ class Connection {
   virtual Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) = 0;
   // File descriptor to poll for readiness, or -1 if this connection is woken by the doorbell.
   virtual int PollFd() const { return -1; }
+  // Wakes the peer if TrySend/TryRecv moved data since the last call. Data is visible to the peer
+  // as soon as TrySend returns; only the wake-up (a shared-memory doorbell ring) waits for this
+  // call, so a tag and its payload, or several fragments, cost one. The executor calls it after
+  // every pass over its ops, before it waits or returns.
+  virtual void Publish() {}
   // Makes the peer's next wait on this connection fail at once (e.g. a TCP FIN) after this rank
   // failed or was aborted; thread-safe against a concurrent TrySend/TryRecv. Shared memory is
   // told through the host's failure record instead, so the default does nothing.

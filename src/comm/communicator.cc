@@ -224,6 +224,7 @@ void Communicator::Fail(const Status& st) {
     std::lock_guard<std::mutex> g(failMu_);
     if (!failure_.ok()) return;
     failure_ = st;
+    failed_.store(true);
   }
   SetAsyncError(st);
   if (shm_) shm_->PublishFailure(rank_, st.message());
@@ -235,6 +236,7 @@ void Communicator::Fail(const Status& st) {
 }
 
 Status Communicator::Broken() const {
+  if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
   std::lock_guard<std::mutex> g(failMu_);
   if (failure_.ok()) return Status::Ok();
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());

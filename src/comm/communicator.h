@@ -99,6 +99,7 @@ class Communicator {
   std::unique_ptr<FlightRecorder> flight_;
   mutable std::mutex failMu_;
   Status failure_;  // the first failure; ok while the communicator is usable
+  std::atomic<bool> failed_{false};  // failure_ is set (read without the lock on every call)
   uint64_t splitSeq_ = 0;
   std::atomic<bool> aborted_{false};
   std::atomic<tcclResult_t> asyncError_{tcclSuccess};

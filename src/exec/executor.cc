@@ -60,10 +60,16 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   const Deadline deadline = Deadline::After(env.timeoutSec);
   const size_t es = k.elemSize;
   constexpr size_t kTag = sizeof(OpTag);
-  std::vector<size_t> done, tagDone;
-  std::vector<OpTag> tagIn;
-  std::vector<ReduceCtx> rctx;
-  std::vector<pollfd> sockets;
+  // Per-pass bookkeeping, reused across calls on this thread (no allocation on the fast path).
+  struct Scratch {
+    std::vector<size_t> done, tagDone;
+    std::vector<OpTag> tagIn;
+    std::vector<ReduceCtx> rctx;
+    std::vector<pollfd> sockets;
+    std::vector<Connection*> moved;  // connections that moved data in this pass: published once
+  };
+  static thread_local Scratch scratch;
+  auto& [done, tagDone, tagIn, rctx, sockets, moved] = scratch;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
     done.assign(ops.size(), 0);
@@ -87,6 +93,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       uint32_t snap = env.waiter->Arm();
       bool progressed = false;
       sockets.clear();
+      moved.clear();
       // Only the first unfinished op per (peer, direction) may move: streams are ordered.
       for (size_t i = 0; i < ops.size(); ++i) {
         if (done[i] == SIZE_MAX) continue;
@@ -97,32 +104,34 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           blocked = done[j] != SIZE_MAX && ops[j].peer == op.peer && (ops[j].kind == OpKind::Send) == sending;
         if (blocked) continue;
         Connection* c = env.conns[op.peer];
-        size_t total = op.count * es, moved = 0;
+        size_t total = op.count * es;
+        size_t n = 0;
         OpTag want = env.tag;
         want.bytes = total;
         Status st;
         // First the tag, then the payload.
         if (tagDone[i] < kTag) {
           if (sending) {
-            st = c->TrySend(&want, tagDone[i], kTag, &moved);
+            st = c->TrySend(&want, tagDone[i], kTag, &n);
           } else {
             RecvSink sink;
             sink.direct = &tagIn[i];
-            st = c->TryRecv(sink, tagDone[i], kTag, &moved);
+            st = c->TryRecv(sink, tagDone[i], kTag, &n);
           }
-          tagDone[i] += moved;
+          tagDone[i] += n;
           if (st.ok() && !sending && tagDone[i] == kTag) {
             std::string diff = CompareTags(tagIn[i], want);
             if (!diff.empty())
               return InvalidUsage("%s: mismatched calls across ranks: %s is in %s, with %s", describe().c_str(),
                                   env.describePeer(op.peer).c_str(), DescribeTag(tagIn[i]).c_str(), diff.c_str());
           }
-          progressed |= moved > 0;
-          moved = 0;
+          if (n) moved.push_back(c);
+          progressed |= n > 0;
+          n = 0;
         }
         if (st.ok() && tagDone[i] == kTag) {
           if (sending) {
-            st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &moved);
+            st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &n);
           } else {
             RecvSink sink;
             sink.granularity = es;
@@ -132,17 +141,19 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
               sink.consume = &ConsumeReduce;
               sink.ctx = &rctx[i];
             }
-            st = c->TryRecv(sink, done[i], total, &moved);
+            st = c->TryRecv(sink, done[i], total, &n);
           }
         }
         if (!st.ok()) {
+          for (Connection* m : moved) m->Publish();
           env.failedPeer = op.peer;
           return Status(st.code(), describe() + ": " + (sending ? "sending to " : "receiving from ") +
                                        env.describePeer(op.peer) + " failed: " + st.message());
         }
-        if (moved) {
+        if (n) {
           progressed = true;
-          done[i] += moved;
+          moved.push_back(c);
+          done[i] += n;
           if (done[i] == total) {
             done[i] = SIZE_MAX;
             --remaining;
@@ -151,6 +162,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           sockets.push_back({c->PollFd(), (short)(sending ? POLLOUT : POLLIN), 0});
         }
       }
+      for (Connection* c : moved) c->Publish();
       if (progressed) {
         env.waiter->Progressed();
         continue;

