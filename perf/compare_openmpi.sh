@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Side by side with Open MPI on this machine: for each rank count and collective, runs tessera-perf
+# (under tessera-run) and mpi_peer_bench (under mpirun, Debian's Open MPI with its shared-memory
+# transport) alternately, REPS times each, and prints per-size tables of the medians and the
+# tccl / Open MPI ratios (busbw ratio; > 1 means tccl is faster; for 8 B, time ratio MPI/tccl).
+# float sum, out of place, tccl in its default (strict determinism) mode.
+#
+#   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
+# Environment: REPS (default 3), SMALL ("-b 8 -e 1M -f 8 -n 200 -w 20"), LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1").
+set -euo pipefail
+bld=${1:-build}
+ranks=${2:-"2 4 8"}
+colls=${3:-"all_reduce reduce_scatter all_gather broadcast alltoall"}
+reps=${REPS:-3}
+small=${SMALL:-"-b 8 -e 1M -f 8 -n 200 -w 20"}
+large=${LARGE:-"-b 16M -e 256M -f 16 -n 3 -w 1"}
+[ -x "$bld/perf/mpi_peer_bench" ] || { echo "no $bld/perf/mpi_peer_bench: install libopenmpi-dev and rebuild" >&2; exit 1; }
+out=$(mktemp -d /tmp/tccl-compare.XXXXXX)
+mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+echo "# compare_openmpi: $(nproc) cores, reps=$reps, results in $out"
+echo "# Open MPI: $(mpirun --version 2>/dev/null | head -1)"
+for n in $ranks; do
+  for coll in $colls; do
+    for rep in $(seq 1 "$reps"); do
+      for sizes in "$small" "$large"; do
+        tag=$(echo "$sizes" | awk '{print $2"-"$4}')
+        # shellcheck disable=SC2086
+        "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null
+        # shellcheck disable=SC2086
+        "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null
+      done
+    done
+    # Medians per size, then the table.
+    awk -v n="$n" -v coll="$coll" '
+      function field(line, key,   m) { if (match(line, "\"" key "\":[0-9.e+-]+")) return substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3); return "" }
+      function median(str,   a, k, i, j, t) { k = split(str, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((k + 1) / 2)] }
+      {
+        impl = FILENAME ~ /\/tccl-/ ? "tccl" : "mpi"
+        size = field($0, "size"); t = field($0, "time_us"); b = field($0, "busbw")
+        if (size == "") next
+        sizes[size] = 1; T[impl, size] = T[impl, size] " " t; B[impl, size] = B[impl, size] " " b
+      }
+      END {
+        printf "\n## %s, %d ranks (median of runs; busbw GB/s)\n", coll, n
+        printf "| size (B) | tccl time (us) | Open MPI time (us) | tccl busbw | Open MPI busbw | tccl / Open MPI |\n|---|---|---|---|---|---|\n"
+        cnt = 0; for (s in sizes) list[++cnt] = s + 0
+        for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+        for (i = 1; i <= cnt; i++) {
+          s = list[i]
+          if (!((("tccl", s) in T) && (("mpi", s) in T))) continue
+          tt = median(T["tccl", s]); mt = median(T["mpi", s]); tb = median(B["tccl", s]); mb = median(B["mpi", s])
+          ratio = (tt > 0) ? mt / tt : 0
+          printf "| %d | %.2f | %.2f | %.3f | %.3f | %.2fx |\n", s, tt, mt, tb, mb, ratio
+        }
+      }' "$out"/tccl-"$n"-"$coll"-*.json "$out"/mpi-"$n"-"$coll"-*.json
+  done
+done
