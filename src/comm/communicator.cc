@@ -128,15 +128,19 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
                           peers_[r].hostName.c_str(), peers_[r].pid, theirN, nranks_);
   }
 
-  // Ranks that share this host talk over shared memory, the others over TCP.
+  // Ranks that share this host talk over shared memory, the others over TCP. Every rank of the
+  // host maps the host's segment even when TCCL_SHM_DISABLE sends their data over TCP: its
+  // failure record tells them of each other's failures (then with minimal rings).
   const bool shmOff = ParamBool("SHM_DISABLE");
-  std::vector<int> local, remote;
+  std::vector<int> sameHost, local, remote;
   for (int r = 0; r < nranks_; ++r) {
-    bool sameHost = peers_[r].hostId == me.hostId && (!shmOff || r == rank_);
-    (sameHost ? local : remote).push_back(r);
+    if (peers_[r].hostId == me.hostId) sameHost.push_back(r);
+    bool shmPeer = peers_[r].hostId == me.hostId && (!shmOff || r == rank_);
+    (shmPeer ? local : remote).push_back(r);
   }
-  std::string segName = "/tccl-" + Hex(commId_) + "-" + std::to_string(local.front());
-  TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, local, rank_, (size_t)ParamInt("SHM_RING_BYTES"), &shm_));
+  std::string segName = "/tccl-" + Hex(commId_) + "-" + std::to_string(sameHost.front());
+  TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, rank_, shmOff ? 0 : (size_t)ParamInt("SHM_RING_BYTES"),
+                                      &shm_));
 
   TcpSetup tcp;
   tcp.me = rank_;
@@ -164,7 +168,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   RegisterForSignalDump(this, [this] { TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str()); });
 
   int cores = UsableCores();
-  bool oversubscribed = (int)local.size() > cores;
+  bool oversubscribed = (int)sameHost.size() > cores;
   waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,
                                      (int)ParamInt("SPIN_US"), (int)ParamInt("YIELD_US"));
   TCCL_RETURN_IF_ERROR(boot_->Barrier());
