@@ -15,13 +15,14 @@ reps=${REPS:-3}
 small=${SMALL:-"-b 8 -e 1M -f 8 -n 200 -w 20"}
 large=${LARGE:-"-b 16M -e 256M -f 16 -n 3 -w 1"}
 [ -x "$bld/perf/mpi_peer_bench" ] || { echo "no $bld/perf/mpi_peer_bench: install libopenmpi-dev and rebuild" >&2; exit 1; }
-out=$(mktemp -d /tmp/tccl-compare.XXXXXX)
+out=${RESULTS:-$(mktemp -d /tmp/tccl-compare.XXXXXX)}  # RESULTS=dir TABLES_ONLY=1: re-print tables
 mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 echo "# compare_openmpi: $(nproc) cores, reps=$reps, results in $out"
 echo "# Open MPI: $(mpirun --version 2>/dev/null | head -1)"
 for n in $ranks; do
   for coll in $colls; do
     for rep in $(seq 1 "$reps"); do
+      [ -n "${TABLES_ONLY:-}" ] && break
       for sizes in "$small" "$large"; do
         tag=$(echo "$sizes" | awk '{print $2"-"$4}')
         # shellcheck disable=SC2086
@@ -35,7 +36,7 @@ for n in $ranks; do
       function field(line, key,   m) { if (match(line, "\"" key "\":[0-9.e+-]+")) return substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3); return "" }
       function median(str,   a, k, i, j, t) { k = split(str, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((k + 1) / 2)] }
       {
-        impl = FILENAME ~ /\/tccl-/ ? "tccl" : "mpi"
+        impl = FILENAME ~ /\/mpi-[0-9]+-[a-z_]+-[^\/]*$/ ? "mpi" : "tccl"
         size = field($0, "size"); t = field($0, "time_us"); b = field($0, "busbw")
         if (size == "") next
         sizes[size] = 1; T[impl, size] = T[impl, size] " " t; B[impl, size] = B[impl, size] " " b
