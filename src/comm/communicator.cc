@@ -196,11 +196,16 @@ std::string Communicator::DumpFlightRecorder() const {
   return flight_ ? flight_->Dump(Describe()) : Describe() + ": no flight recorder";
 }
 
-Status Communicator::Health(bool force) {
+Status Communicator::PeerReportedFailure() const {
   int reporter = -1;
   std::string reason;
   if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_)
     return RemoteError("%s reported a failure: %s", DescribePeer(reporter).c_str(), reason.c_str());
+  return Status::Ok();
+}
+
+Status Communicator::Health(bool force) {
+  TCCL_RETURN_IF_ERROR(PeerReportedFailure());
   return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }, force) : Status::Ok();
 }
 
@@ -267,23 +272,16 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
                              const OpTag& tag, FlightEntry entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
-  int reporter = -1;
-  std::string reason;
-  if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_) {
-    Status st = RemoteError("%s: %s reported a failure: %s", describe().c_str(), DescribePeer(reporter).c_str(),
-                            reason.c_str());
+  Status reported = PeerReportedFailure();
+  if (!reported.ok()) {
+    Status st(reported.code(), describe() + ": " + reported.message());
     Fail(st);
     return st;
   }
-  for (const Step& step : s.steps)
-    for (const Op& o : step.ops) {
-      if (o.peer < 0 || o.peer == rank_) continue;
-      bool seen = false;
-      for (int i = 0; i < std::min(entry.npeers, FlightEntry::kMaxPeers) && !seen; ++i) seen = entry.peers[i] == o.peer;
-      if (seen) continue;
-      if (entry.npeers < FlightEntry::kMaxPeers) entry.peers[entry.npeers] = o.peer;
-      ++entry.npeers;
-    }
+  if (flight_->capacity() > 0)
+    for (const Step& step : s.steps)
+      for (const Op& o : step.ops)
+        if (o.peer >= 0 && o.peer != rank_) entry.AddPeer(o.peer);
   size_t slot = flight_->Start(entry);
   ExecKernels k;
   k.elemSize = DtypeSize(dt);

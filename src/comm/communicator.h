@@ -71,6 +71,8 @@ class Communicator {
                  FlightEntry entry, const std::function<std::string()>& describe);
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
   Status Health(bool force = false);
+  // A remote error naming the local peer whose failure record is in the host segment, if any.
+  Status PeerReportedFailure() const;
   // A connection that failed says little (a TCP peer may only be relaying another rank's failure):
   // add the cause from the peer monitor or from the failing peer's record in the store.
   Status Explain(const Status& st, int peer);

@@ -26,6 +26,12 @@ struct FlightEntry {
   static constexpr int kMaxPeers = 8;
   int peers[kMaxPeers] = {0};
   int npeers = 0;         // peers beyond kMaxPeers are counted, not listed
+  void AddPeer(int p) {   // once per distinct peer
+    for (int i = 0; i < npeers && i < kMaxPeers; ++i)
+      if (peers[i] == p) return;
+    if (npeers < kMaxPeers) peers[npeers] = p;
+    ++npeers;
+  }
   State state = State::Running;
   double start = 0, end = 0;  // seconds, steady clock
 };

@@ -39,8 +39,7 @@ void Say(const char* fmt, const char* rest = "") {
 }
 
 // Survivors agree on a new unique id through a file: the lowest survivor writes it.
-bool Recover(int victim, int nranks, const std::vector<float>& dummy) {
-  (void)dummy;
+bool Recover(int victim, int nranks) {
   const char* path = getenv("FAULT_RECOVER_FILE");
   if (!path) return false;
   std::vector<int> survivors;
@@ -132,7 +131,7 @@ int main(int argc, char** argv) {
       Say(line, tcclGetLastError(nullptr));
       tcclCommAbort(comm);
       const char* victim = getenv("FAULT_VICTIM");
-      if (recover && victim && Recover(atoi(victim), nranks, send)) return 3;
+      if (recover && victim && Recover(atoi(victim), nranks)) return 3;
       return 1;
     }
     if (it == mismatchIter) continue;  // only the mismatch is under test there
