@@ -171,6 +171,15 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   bool oversubscribed = (int)sameHost.size() > cores;
   waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,
                                      (int)ParamInt("SPIN_US"), (int)ParamInt("YIELD_US"));
+  env_.rank = rank_;
+  env_.nranks = nranks_;
+  env_.waiter = waiter_.get();
+  env_.aborted = &aborted_;
+  env_.timeoutSec = settings_.timeoutSec;
+  env_.describePeer = [this](int r) { return DescribePeer(r); };
+  env_.health = [this] { return Health(); };
+  env_.diagnose = [this] { return monitor_->Diagnose([this](int r) { return DescribePeer(r); }); };
+  for (int r = 0; r < nranks_; ++r) env_.conns.push_back(conns_[r].get());
   TCCL_RETURN_IF_ERROR(boot_->Barrier());
 
   if (rank_ == 0 || LogEnabled(LogLevel::Info, kLogInit)) {
@@ -268,7 +277,7 @@ void Communicator::SetAsyncError(const Status& st) {
   if (!st.ok()) asyncError_.compare_exchange_strong(expected, st.code());
 }
 
-Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs,
+Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*>& bufs,
                              const OpTag& tag, FlightEntry entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
@@ -290,18 +299,9 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   size_t need = s.scratchElems * k.elemSize;
   if (scratch_.size() < need) scratch_.resize(need);
   bufs[kScratchBuf] = scratch_.data();
-  ExecEnv env;
-  env.rank = rank_;
-  env.nranks = nranks_;
-  env.waiter = waiter_.get();
-  env.aborted = &aborted_;
-  env.timeoutSec = settings_.timeoutSec;
-  env.describePeer = [this](int r) { return DescribePeer(r); };
+  ExecEnv& env = env_;
   env.tag = tag;
-  env.health = [this] { return Health(); };
-  env.diagnose = [this] { return monitor_->Diagnose([this](int r) { return DescribePeer(r); }); };
-  env.conns.resize(nranks_);
-  for (int r = 0; r < nranks_; ++r) env.conns[r] = conns_[r].get();
+  env.failedPeer = -1;
   Status st = tccl::Execute(s, bufs, k, env, describe);
   flight_->Finish(slot, st.ok());
   if (!st.ok()) st = Explain(st, env.failedPeer);
@@ -323,9 +323,15 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
   a.requireCanonical = reduces && settings_.determinism == tcclDeterminismStrict && DtypeIsFloat(dt) &&
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
-  const AlgorithmInfo* alg = nullptr;
-  TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &alg));
-  Schedule s = alg->generate(a);
+  const Plan* plan = plans_.Find(a, dt);
+  if (!plan) {
+    Plan fresh;
+    TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &fresh.alg));
+    fresh.schedule = fresh.alg->generate(a);
+    plan = plans_.Add(a, dt, std::move(fresh));
+  }
+  const AlgorithmInfo* alg = plan->alg;
+  const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
   OpTag tag;
   tag.seq = seq;
@@ -342,12 +348,15 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   e.algo = alg->name;
   e.count = a.count;
   e.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
-  auto describe = [&] {
-    return std::string(CollName(a.kind)) + " #" + std::to_string(seq) + " (" + std::to_string(a.count) + " x " +
-           DtypeName(dt) + ", " + alg->name + ") on " + Describe();
+  // Captures two pointers, so std::function keeps it inline (no allocation per call).
+  const FlightEntry* what = &e;
+  auto describe = [this, what] {
+    return std::string(what->op) + " #" + std::to_string(what->seq) + " (" + std::to_string(what->count) + " x " +
+           what->dtype + ", " + what->algo + ") on " + Describe();
   };
   TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
-  return Execute(s, dt, a.op, {const_cast<void*>(send), recv, nullptr}, tag, e, describe);
+  collBufs_.assign({const_cast<void*>(send), recv, nullptr});
+  return Execute(s, dt, a.op, collBufs_, tag, e, describe);
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {

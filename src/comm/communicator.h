@@ -14,6 +14,7 @@
 #include "bootstrap/bootstrap.h"
 #include "comm/flight_recorder.h"
 #include "comm/peer_monitor.h"
+#include "comm/plan_cache.h"
 #include "exec/executor.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/transport.h"
@@ -67,7 +68,7 @@ class Communicator {
  private:
   Communicator() = default;
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
-  Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*> bufs, const OpTag& tag,
+  Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*>& bufs, const OpTag& tag,
                  FlightEntry entry, const std::function<std::string()>& describe);
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
   Status Health(bool force = false);
@@ -94,6 +95,9 @@ class Communicator {
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;
   std::vector<unsigned char> scratch_;
+  PlanCache plans_;
+  ExecEnv env_;                  // filled once at setup; tag and failedPeer set per operation
+  std::vector<void*> collBufs_;  // send, recv, scratch of the running collective
   std::mutex opMutex_;  // one operation at a time: connections are ordered streams
   uint64_t collSeq_ = 0;  // collectives only: every rank calls them in the same order
   uint64_t p2pSeq_ = 0;   // send/recv groups, numbered per rank for messages and the flight recorder

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "config/params.h"
-#include "core/deadline.h"
+#include "core/cycle_clock.h"
 #include "core/log.h"
 
 namespace tccl {
@@ -19,16 +19,18 @@ size_t FlightRecorder::Start(const FlightEntry& e) {
   if (ring_.empty()) return 0;
   std::lock_guard<std::mutex> g(mu_);
   size_t slot = recorded_++ % ring_.size();
-  ring_[slot] = e;
-  ring_[slot].start = NowSeconds();
+  Slot& s = ring_[slot];
+  s.entry = e;
+  s.start = CycleNow();
+  s.state.store(FlightEntry::State::Running, std::memory_order_relaxed);
   return slot;
 }
 
 void FlightRecorder::Finish(size_t slot, bool ok) {
   if (ring_.empty()) return;
-  std::lock_guard<std::mutex> g(mu_);
-  ring_[slot].state = ok ? FlightEntry::State::Done : FlightEntry::State::Failed;
-  ring_[slot].end = NowSeconds();
+  Slot& s = ring_[slot];
+  s.end.store(CycleNow(), std::memory_order_relaxed);
+  s.state.store(ok ? FlightEntry::State::Done : FlightEntry::State::Failed, std::memory_order_release);
 }
 
 std::string FlightRecorder::Dump(const std::string& who) const {
@@ -36,22 +38,23 @@ std::string FlightRecorder::Dump(const std::string& who) const {
   const size_t n = std::min<uint64_t>(recorded_, ring_.size());
   std::string out = who + ": flight recorder, last " + std::to_string(n) + " of " + std::to_string(recorded_) +
                     " operations (oldest first)\n";
-  const double now = NowSeconds();
+  const uint64_t now = CycleNow();
   for (uint64_t i = recorded_ - n; i < recorded_; ++i) {
-    const FlightEntry& e = ring_[i % ring_.size()];
+    const Slot& slot = ring_[i % ring_.size()];
+    const FlightEntry& e = slot.entry;
+    const FlightEntry::State st = slot.state.load(std::memory_order_acquire);
+    const bool running = st == FlightEntry::State::Running;
     char line[512];
     std::string peers;
     for (int p = 0; p < std::min(e.npeers, FlightEntry::kMaxPeers); ++p)
       peers += (p ? "," : "") + std::to_string(e.peers[p]);
     if (e.npeers > FlightEntry::kMaxPeers) peers += ",+" + std::to_string(e.npeers - FlightEntry::kMaxPeers);
-    const char* state = e.state == FlightEntry::State::Running ? "RUNNING"
-                        : e.state == FlightEntry::State::Done  ? "done"
-                                                               : "FAILED";
-    double took = (e.state == FlightEntry::State::Running ? now : e.end) - e.start;
+    const char* state = running ? "RUNNING" : st == FlightEntry::State::Done ? "done" : "FAILED";
+    double took = CyclesToSeconds(slot.start, running ? now : slot.end.load(std::memory_order_relaxed));
     snprintf(line, sizeof(line), "  #%llu %s %zu x %s%s%s algo %s peers [%s] %s, started %.3f s ago, %s %.1f us\n",
              (unsigned long long)e.seq, e.op, e.count, e.dtype, e.root >= 0 ? " root " : "",
-             e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, now - e.start,
-             e.state == FlightEntry::State::Running ? "running for" : "took", took * 1e6);
+             e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, CyclesToSeconds(slot.start, now),
+             running ? "running for" : "took", took * 1e6);
     out += line;
   }
   return out;

@@ -1,6 +1,7 @@
 #include "exec/executor.h"
 
 #include <cstring>
+#include <optional>
 
 #include "core/deadline.h"
 #include "kernels/host/tree_reduce.h"
@@ -57,9 +58,16 @@ bool IsLocal(OpKind k) {
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
                const std::function<std::string()>& describe) {
-  const Deadline deadline = Deadline::After(env.timeoutSec);
+  // The deadline starts at the first wait (a clock read saved on calls that never wait; the
+  // difference is the few microseconds before it).
+  std::optional<Deadline> deadline;
   const size_t es = k.elemSize;
   constexpr size_t kTag = sizeof(OpTag);
+  // Payloads up to this size travel in their tag's message. Both ends know every size, so they
+  // agree on the framing. 1 KiB: the extra copy through `staging` is ~30 ns, a ring update and
+  // its cache-line transfers ~100-200 ns.
+  constexpr size_t kInlineBytes = 1024;
+  constexpr size_t kStage = kTag + kInlineBytes;
   // Per-pass bookkeeping, reused across calls on this thread (no allocation on the fast path).
   struct Scratch {
     std::vector<size_t> done, tagDone;
@@ -67,15 +75,22 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     std::vector<ReduceCtx> rctx;
     std::vector<pollfd> sockets;
     std::vector<Connection*> moved;  // connections that moved data in this pass: published once
+    std::vector<unsigned char> staging;  // per op: tag + inline payload
   };
   static thread_local Scratch scratch;
-  auto& [done, tagDone, tagIn, rctx, sockets, moved] = scratch;
+  // However this returns, peers stop ringing for this rank.
+  struct WaitScope {
+    Waiter* w;
+    ~WaitScope() { w->Done(); }
+  } waitScope{env.waiter};
+  auto& [done, tagDone, tagIn, rctx, sockets, moved, staging] = scratch;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
     done.assign(ops.size(), 0);
     tagDone.assign(ops.size(), 0);
     tagIn.assign(ops.size(), OpTag{});
     rctx.assign(ops.size(), ReduceCtx{});
+    if (staging.size() < ops.size() * kStage) staging.resize(ops.size() * kStage);
     size_t remaining = 0;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (IsLocal(ops[i].kind)) {
@@ -86,6 +101,13 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       } else {
         if (ops[i].kind == OpKind::RecvReduce)
           rctx[i] = {Ptr(bufs, ops[i].dst, es), Ptr(bufs, ops[i].src, es), k.reduce, es};
+        const size_t total = ops[i].count * es;
+        if (ops[i].kind == OpKind::Send && total <= kInlineBytes) {
+          OpTag t = env.tag;
+          t.bytes = total;
+          memcpy(&staging[i * kStage], &t, kTag);
+          memcpy(&staging[i * kStage + kTag], Ptr(bufs, ops[i].src, es), total);
+        }
         ++remaining;
       }
     }
@@ -109,17 +131,24 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         OpTag want = env.tag;
         want.bytes = total;
         Status st;
-        // First the tag, then the payload.
-        if (tagDone[i] < kTag) {
+        // First the tag, then the payload; a small payload travels in the tag's message (one
+        // ring update and one wake-up instead of two), staged with the tag in `staging`.
+        const bool inl = total <= kInlineBytes;
+        const size_t head = inl ? kTag + total : kTag;
+        if (tagDone[i] < head) {
+          unsigned char* stage = &staging[i * kStage];
+          const size_t before = tagDone[i];
           if (sending) {
-            st = c->TrySend(&want, tagDone[i], kTag, &n);
+            st = inl ? c->TrySend(stage, before, head, &n) : c->TrySend(&want, before, kTag, &n);
           } else {
             RecvSink sink;
-            sink.direct = &tagIn[i];
-            st = c->TryRecv(sink, tagDone[i], kTag, &n);
+            sink.direct = stage;
+            st = c->TryRecv(sink, before, head, &n);
           }
           tagDone[i] += n;
-          if (st.ok() && !sending && tagDone[i] == kTag) {
+          // The tag is checked as soon as it is in, before any payload byte is used.
+          if (st.ok() && !sending && before < kTag && tagDone[i] >= kTag) {
+            memcpy(&tagIn[i], stage, kTag);
             std::string diff = CompareTags(tagIn[i], want);
             if (!diff.empty())
               return InvalidUsage("%s: mismatched calls across ranks: %s is in %s, with %s", describe().c_str(),
@@ -128,8 +157,15 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           if (n) moved.push_back(c);
           progressed |= n > 0;
           n = 0;
+          if (st.ok() && inl && tagDone[i] == head) {
+            if (op.kind == OpKind::Recv) memcpy(Ptr(bufs, op.dst, es), stage + kTag, total);
+            if (op.kind == OpKind::RecvReduce) ConsumeReduce(&rctx[i], stage + kTag, 0, total);
+            done[i] = SIZE_MAX;
+            --remaining;
+            continue;
+          }
         }
-        if (st.ok() && tagDone[i] == kTag) {
+        if (st.ok() && tagDone[i] == kTag && !inl) {
           if (sending) {
             st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &n);
           } else {
@@ -169,11 +205,16 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       }
       if (env.aborted && env.aborted->load(std::memory_order_relaxed))
         return InvalidUsage("%s: the communicator was aborted", describe().c_str());
+      if (!env.waiter->ChecksDue()) {
+        env.waiter->Idle(snap, sockets);
+        continue;
+      }
       if (env.health) {
         Status h = env.health();
         if (!h.ok()) return Status(h.code(), describe() + ": " + h.message());
       }
-      if (deadline.Expired()) {
+      if (!deadline) deadline = Deadline::After(env.timeoutSec);
+      if (deadline->Expired()) {
         std::string waiting;
         for (size_t i = 0; i < ops.size(); ++i)
           if (done[i] != SIZE_MAX)

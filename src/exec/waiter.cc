@@ -37,17 +37,29 @@ Waiter::Waiter(Doorbell* bell, bool oversubscribed, int spinUs, int yieldUs)
     : bell_(bell), spinUs_(oversubscribed ? 0 : spinUs), yieldUs_(yieldUs) {}
 
 void Waiter::Idle(uint32_t snapshot, std::vector<pollfd>& sockets) {
-  double now = NowSeconds();
-  if (idleSince_ == 0) idleSince_ = now;
-  if ((now - idleSince_) * 1e6 < spinUs_) {
+  const uint32_t pass = idlePasses_++;
+  if (pass == 0) phase_ = spinUs_ > 0 ? Phase::Spin : Phase::Yield;
+  // The clock is read every kClockPasses-th pass (not the first: most waits end within it).
+  if (announced_ || pass % kClockPasses == kClockPasses - 1) {
+    const double now = NowSeconds();
+    if (idleSince_ == 0) idleSince_ = now;
+    const double us = (now - idleSince_) * 1e6;
+    phase_ = us < spinUs_ ? Phase::Spin : us < spinUs_ + yieldUs_ ? Phase::Yield : Phase::Sleep;
+  }
+  if (phase_ == Phase::Spin) {
     // A short pause between polls: one PAUSE takes ~19 ns on the AMD EPYC (Zen 3) machines this
     // was measured on (64 took 1.23 us), and the time between polls is the latency a message
     // sees on arrival, so 4 keep it near 80 ns.
     for (int i = 0; i < 4; ++i) TCCL_PAUSE();
     return;
   }
-  if ((now - idleSince_) * 1e6 < spinUs_ + yieldUs_) {
+  if (phase_ == Phase::Yield) {
     sched_yield();
+    return;
+  }
+  if (bell_ && !announced_) {
+    bell_->Announce();
+    announced_ = true;
     return;
   }
   if (!sockets.empty()) {

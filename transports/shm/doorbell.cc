@@ -15,17 +15,27 @@ static long Futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const times
 }
 
 void Doorbell::Ring() {
+  // Orders the caller's data stores before the sleeper check (pairs with Announce).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sleepers.load(std::memory_order_relaxed) == 0) return;
+  seq.fetch_add(1, std::memory_order_seq_cst);
+  Futex(&seq, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void Doorbell::RingAlways() {
   seq.fetch_add(1, std::memory_order_seq_cst);
   if (sleepers.load(std::memory_order_seq_cst) != 0) Futex(&seq, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
-void Doorbell::Wait(uint32_t snapshot, int timeoutUs) {
+uint32_t Doorbell::Announce() {
   sleepers.fetch_add(1, std::memory_order_seq_cst);
-  if (seq.load(std::memory_order_seq_cst) == snapshot) {
-    timespec ts{timeoutUs / 1000000, (long)(timeoutUs % 1000000) * 1000};
-    Futex(&seq, FUTEX_WAIT, snapshot, &ts);
-  }
-  sleepers.fetch_sub(1, std::memory_order_seq_cst);
+  return seq.load(std::memory_order_seq_cst);
+}
+
+void Doorbell::Wait(uint32_t snapshot, int timeoutUs) {
+  if (seq.load(std::memory_order_seq_cst) != snapshot) return;
+  timespec ts{timeoutUs / 1000000, (long)(timeoutUs % 1000000) * 1000};
+  Futex(&seq, FUTEX_WAIT, snapshot, &ts);
 }
 
 }  // namespace tccl

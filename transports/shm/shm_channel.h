@@ -1,4 +1,5 @@
-// One directed shared-memory channel: a single-producer single-consumer byte ring.
+// One directed shared-memory channel: a single-producer single-consumer byte ring, plus the
+// low-latency line ring that carries messages of up to kLLMaxBytes (ll_ring.h).
 // Positions are monotonic 64-bit byte counts; head is written only by the sender, tail only by the
 // receiver, each on its own cache line. Every message starts at a 16-byte-aligned position, so an
 // element (at most 8 bytes) never straddles the wrap and the receiver can reduce straight from the
@@ -8,14 +9,17 @@
 #include <atomic>
 #include <cstdint>
 
+#include "transports/shm/ll_ring.h"
+
 namespace tccl {
 
 struct ShmChannel {
   alignas(64) std::atomic<uint64_t> head;  // bytes published by the sender
   alignas(64) std::atomic<uint64_t> tail;  // bytes consumed by the receiver
+  LLRing ll;                               // small messages (ll_ring.h)
   alignas(64) unsigned char data[1];       // ring bytes follow (capacity set by the segment)
 
-  static size_t BytesFor(size_t capacity) { return 128 + ((capacity + 63) & ~size_t(63)); }
+  static size_t BytesFor(size_t capacity) { return sizeof(ShmChannel) + ((capacity + 63) & ~size_t(63)); }
 };
 
 constexpr uint64_t kShmMessageAlign = 16;

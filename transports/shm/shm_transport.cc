@@ -26,9 +26,17 @@ class ShmConnection : public Connection {
       : out_(out), in_(in), cap_(cap), peerBell_(peerBell) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
+    llOut_.next = llOut_.freeUntil = out_->ll.consumed.load(std::memory_order_relaxed);
+    llOut_.freeUntil += LLRing::kLines;
+    llIn_.next = llIn_.returned = in_->ll.consumed.load(std::memory_order_relaxed);
   }
 
   Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
+    if (total <= kLLMaxBytes) {
+      *taken = llOut_.Send(&out_->ll, data, done, total);
+      ringDue_ |= *taken > 0;
+      return Status::Ok();
+    }
     if (done == 0) sendHead_ = AlignMessage(sendHead_);
     // Aligning the message start may reserve padding beyond what is free: then nothing fits yet.
     uint64_t used = sendHead_ - out_->tail.load(std::memory_order_acquire);
@@ -50,6 +58,12 @@ class ShmConnection : public Connection {
   }
 
   Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) override {
+    if (total <= kLLMaxBytes) {
+      bool returned = false;
+      *delivered = llIn_.Recv(&in_->ll, sink, done, total, &returned);
+      ringDue_ |= returned;  // the sender may be asleep waiting for lines
+      return Status::Ok();
+    }
     if (done == 0) recvTail_ = AlignMessage(recvTail_);
     size_t got = 0;
     // At most two pieces: up to the wrap, then from the ring start.
@@ -93,6 +107,8 @@ class ShmConnection : public Connection {
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
   bool ringDue_ = false;
+  LLSender llOut_;
+  LLReceiver llIn_;
 };
 
 }  // namespace
@@ -129,7 +145,7 @@ void ShmHost::PublishFailure(int reporterRank, const std::string& reason) {
     snprintf(rec->reason, sizeof(rec->reason), "%s", reason.c_str());
     rec->state.store(2, std::memory_order_release);
   }
-  for (size_t i = 0; i < localRanks_.size(); ++i) DoorbellOf((int)i)->Ring();
+  for (size_t i = 0; i < localRanks_.size(); ++i) DoorbellOf((int)i)->RingAlways();
 }
 
 bool ShmHost::FailureReported(int* reporterRank, std::string* reason) const {

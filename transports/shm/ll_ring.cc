@@ -1,0 +1,49 @@
+#include "transports/shm/ll_ring.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tccl {
+
+size_t LLSender::Send(LLRing* ring, const void* data, size_t done, size_t total) {
+  const auto* src = static_cast<const unsigned char*>(data);
+  size_t sent = 0;
+  while (done + sent < total) {
+    if (next >= freeUntil) {
+      freeUntil = ring->consumed.load(std::memory_order_acquire) + LLRing::kLines;
+      if (next >= freeUntil) break;  // the receiver still holds every line
+    }
+    LLLine& line = ring->lines[next % LLRing::kLines];
+    size_t n = std::min(LLLine::kPayload, total - done - sent);
+    memcpy(line.payload, src + done + sent, n);
+    line.flag.store(next + 1, std::memory_order_release);
+    ++next;
+    sent += n;
+  }
+  return sent;
+}
+
+size_t LLReceiver::Recv(LLRing* ring, const RecvSink& sink, size_t done, size_t total, bool* returnedLines) {
+  size_t got = 0;
+  while (done + got < total) {
+    LLLine& line = ring->lines[next % LLRing::kLines];
+    if (line.flag.load(std::memory_order_acquire) != next + 1) break;
+    size_t n = std::min(LLLine::kPayload, total - done - got);
+    if (sink.direct)
+      memcpy(static_cast<unsigned char*>(sink.direct) + done + got, line.payload, n);
+    else
+      sink.consume(sink.ctx, line.payload, done + got, n);
+    ++next;
+    got += n;
+  }
+  // Return lines in batches; the sender only looks when it runs out, and a full ring always has
+  // a whole batch to return, so the two ends cannot wait on each other.
+  if (next - returned >= LLRing::kReturnBatch) {
+    returned = next;
+    ring->consumed.store(returned, std::memory_order_release);
+    *returnedLines = true;
+  }
+  return got;
+}
+
+}  // namespace tccl
