@@ -6,13 +6,15 @@
 # float sum, out of place, tccl in its default (strict determinism) mode.
 #
 #   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
-# Environment: REPS (default 3), SMALL ("-b 8 -e 1M -f 8 -n 200 -w 20"), LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1").
+# Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 100"), MID ("-b 64K -e 1M -f 16 -n 50 -w 5"),
+# LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1"): together the sizes of the table and more.
 set -euo pipefail
 bld=${1:-build}
 ranks=${2:-"2 4 8"}
 colls=${3:-"all_reduce reduce_scatter all_gather broadcast alltoall"}
 reps=${REPS:-3}
-small=${SMALL:-"-b 8 -e 1M -f 8 -n 200 -w 20"}
+small=${SMALL:-"-b 8 -e 256K -f 8 -n 1000 -w 100"}
+mid=${MID:-"-b 64K -e 1M -f 16 -n 50 -w 5"}
 large=${LARGE:-"-b 16M -e 256M -f 16 -n 3 -w 1"}
 [ -x "$bld/perf/mpi_peer_bench" ] || { echo "no $bld/perf/mpi_peer_bench: install libopenmpi-dev and rebuild" >&2; exit 1; }
 out=${RESULTS:-$(mktemp -d /tmp/tccl-compare.XXXXXX)}  # RESULTS=dir TABLES_ONLY=1: re-print tables
@@ -23,7 +25,7 @@ for n in $ranks; do
   for coll in $colls; do
     for rep in $(seq 1 "$reps"); do
       [ -n "${TABLES_ONLY:-}" ] && break
-      for sizes in "$small" "$large"; do
+      for sizes in "$small" "$mid" "$large"; do
         tag=$(echo "$sizes" | awk '{print $2"-"$4}')
         # shellcheck disable=SC2086
         "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null

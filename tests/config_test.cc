@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "algorithms/registry.h"
+#include "tuning/cost_model.h"
 #include "bootstrap/launcher_env.h"
 #include "config/params.h"
 
@@ -130,7 +131,10 @@ const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, S
   a.count = count;
   a.elemSize = 4;
   const AlgorithmInfo* out = nullptr;
-  Status s = SelectAlgorithm(a, f, &out);
+  CostContext ctx;  // the default machine model, 4 ranks with a core each
+  ctx.host.localRanks = 4;
+  ctx.host.cores = 4;
+  Status s = SelectAlgorithm(a, f, ctx, &out);
   if (st) *st = s;
   return out;
 }

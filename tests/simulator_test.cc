@@ -64,11 +64,11 @@ TEST(Simulator, DetectsNonCanonicalOrder) {
     CollArgs a;
     a.nranks = n;
     a.count = 5 * n;
-    AlgorithmInfo claimed{"ring-claimed-canonical", CollKind::AllReduce, &RingAllReduce, true, ""};
+    AlgorithmInfo claimed{"ring-claimed-canonical", CollKind::AllReduce, &RingAllReduce, true, &RingAllReduceCost, ""};
     SimResult r = Simulate(claimed, a);
     EXPECT_FALSE(r.ok) << "N=" << n;
     EXPECT_NE(r.error.find("tree="), std::string::npos) << r.error;
-    AlgorithmInfo honest{"ring", CollKind::AllReduce, &RingAllReduce, false, ""};
+    AlgorithmInfo honest{"ring", CollKind::AllReduce, &RingAllReduce, false, &RingAllReduceCost, ""};
     EXPECT_TRUE(Simulate(honest, a).ok) << "N=" << n;
   }
 }
@@ -108,7 +108,7 @@ TEST(Simulator, DetectsBrokenSchedules) {
   a.count = 16;
   a.sliceElems = 4;
   for (Generator g : {&DropsLastStep, &SendsTwice}) {
-    AlgorithmInfo broken{"broken", CollKind::AllReduce, g, false, ""};
+    AlgorithmInfo broken{"broken", CollKind::AllReduce, g, false, &RingAllReduceCost, ""};
     SimResult r = Simulate(broken, a);
     EXPECT_FALSE(r.ok);
   }

@@ -2,6 +2,7 @@
 
 #include "algorithms/generators.h"
 #include "core/log.h"
+#include "tuning/cost_model.h"
 
 namespace tccl {
 
@@ -19,56 +20,34 @@ const char* CollName(CollKind k) {
 
 const std::vector<AlgorithmInfo>& AllAlgorithms() {
   static const std::vector<AlgorithmInfo> table = {
-      {"direct", CollKind::AllReduce, &DirectAllReduce, true,
+      {"direct", CollKind::AllReduce, &DirectAllReduce, true, &DirectAllReduceCost,
        "every rank sends its input to every other rank, then reduces the N inputs locally in canonical "
        "order; one hop, N-1 copies per rank: for small messages"},
-      {"twoshot", CollKind::AllReduce, &TwoShotAllReduce, true,
+      {"twoshot", CollKind::AllReduce, &TwoShotAllReduce, true, &TwoShotAllReduceCost,
        "direct reduce-scatter (each chunk's owner tree-reduces every rank's slice in canonical order) "
        "then direct all-gather; 2(N-1)/N of the data per rank: large messages, strict determinism"},
-      {"ring", CollKind::AllReduce, &RingAllReduce, false,
+      {"ring", CollKind::AllReduce, &RingAllReduce, false, &RingAllReduceCost,
        "ring reduce-scatter then ring all-gather, pipelined in slices; 2(N-1)/N of the data per rank: "
        "for large messages"},
-      {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true,
+      {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true, &DirectReduceScatterCost,
        "each rank sends every chunk's slice to its owner, which tree-reduces the N slices in canonical "
        "order; (N-1)/N of the data per rank"},
-      {"ring", CollKind::ReduceScatter, &RingReduceScatter, false,
+      {"ring", CollKind::ReduceScatter, &RingReduceScatter, false, &RingReduceScatterCost,
        "ring, partials double-buffered per slice; each rank ends with its own chunk (rotating order)"},
-      {"ring", CollKind::AllGather, &RingAllGather, true, "ring, pipelined in slices (no reduction)"},
-      {"chain", CollKind::Broadcast, &ChainBroadcast, true,
+      {"ring", CollKind::AllGather, &RingAllGather, true, &RingAllGatherCost, "ring, pipelined in slices (no reduction)"},
+      {"chain", CollKind::Broadcast, &ChainBroadcast, true, &ChainBroadcastCost,
        "pipelined chain from the root in ring order (no reduction)"},
-      {"direct", CollKind::Reduce, &DirectReduce, true,
+      {"direct", CollKind::Reduce, &DirectReduce, true, &DirectReduceCost,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
-      {"chain", CollKind::Reduce, &ChainReduce, false,
+      {"chain", CollKind::Reduce, &ChainReduce, false, &ChainReduceCost,
        "pipelined chain towards the root, partials double-buffered per slice (chain order)"},
-      {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true,
+      {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true, &PairwiseAllToAllCost,
        "step k exchanges with ranks r+k and r-k (no reduction)"},
   };
   return table;
 }
 
-// Direct all-reduce sends N-1 copies of the input from every rank; ring and two-shot send
-// 2(N-1)/N of it in 2(N-1) (ring) or 2 (two-shot) rounds per slice. Each round costs a wake-up of
-// the next rank (~5-10 us when ranks share cores) while a copy of 16 KiB costs ~1-2 us, so below
-// 16 KiB the rounds dominate and direct wins. Issue #3 replaces this rule with a measured model.
-constexpr size_t kDirectAllReduceMaxBytes = 16 << 10;
-
-// The algorithm this call should use when nothing is excluded: the one short selection rule.
-static const char* Preferred(const CollArgs& a) {
-  const size_t bytes = a.count * a.elemSize;
-  switch (a.kind) {
-    case CollKind::AllReduce:
-      if (bytes <= kDirectAllReduceMaxBytes) return "direct";
-      return a.requireCanonical ? "twoshot" : "ring";
-    case CollKind::ReduceScatter: return a.requireCanonical ? "direct" : "ring";
-    case CollKind::Reduce: return a.requireCanonical ? "direct" : "chain";
-    case CollKind::AllGather: return "ring";
-    case CollKind::Broadcast: return "chain";
-    case CollKind::AllToAll: return "pairwise";
-  }
-  return "";
-}
-
-Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const AlgorithmInfo** out) {
+Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostContext& ctx, const AlgorithmInfo** out) {
   std::set<std::string> offered;
   for (const AlgorithmInfo& alg : AllAlgorithms())
     if (alg.coll == a.kind) offered.insert(alg.name);
@@ -93,10 +72,14 @@ Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const Algori
     return InvalidArgument("TCCL_ALGO excludes every algorithm for %s (available: %s)", CollName(a.kind),
                            list.c_str());
   }
-  const char* want = Preferred(a);
-  *out = allowed.front();
-  for (const AlgorithmInfo* alg : allowed)
-    if (std::string(alg->name) == want) *out = alg;
+  // The one selection rule: the cheapest under the measured cost model.
+  const double bytes = (double)a.count * (double)a.elemSize;
+  double best = 0;
+  *out = nullptr;
+  for (const AlgorithmInfo* alg : allowed) {
+    double t = ModeledUs(alg->cost, a.nranks, bytes, ctx);
+    if (!*out || t < best) *out = alg, best = t;
+  }
   return Status::Ok();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/algo_filter.h"
+#include "algorithms/generators.h"
 #include "algorithms/schedule.h"
 #include "core/status.h"
 
@@ -18,12 +19,16 @@ struct AlgorithmInfo {
   CollKind coll;
   Generator generate;
   bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md (or reduces nothing)
+  CostFn cost;          // per-rank rounds and bytes for the cost model (costs.cc)
   const char* description;
 };
 
+struct CostContext;  // src/tuning/cost_model.h
+
 const std::vector<AlgorithmInfo>& AllAlgorithms();
 
-// The algorithm for this call, honouring the filter; an error if the filter excludes them all.
-Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const AlgorithmInfo** out);
+// The algorithm for this call: among those the filter and the determinism mode admit, the one the
+// cost model expects to be fastest (ties: table order); an error if the filter excludes them all.
+Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostContext& ctx, const AlgorithmInfo** out);
 
 }  // namespace tccl

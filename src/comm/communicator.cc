@@ -169,6 +169,20 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
 
   int cores = UsableCores();
   bool oversubscribed = (int)sameHost.size() > cores;
+  // The machine model for algorithm selection: read from its cache file, or measured, by the
+  // host's first rank while the others wait in the store (so the measurement has the cores).
+  const std::string tuneKey = "tune/" + Hex(commId_) + "/" + std::to_string(sameHost.front());
+  if (rank_ == sameHost.front()) {
+    cost_.machine = LoadOrMeasureMachine();
+    TCCL_RETURN_IF_ERROR(boot_->store()->Set(tuneKey, cost_.machine.Serialize(), deadline));
+  } else {
+    std::string text;
+    TCCL_RETURN_IF_ERROR(boot_->store()->Get(tuneKey, deadline, &text));
+    TCCL_RETURN_IF_ERROR(MachineModel::Parse(text, &cost_.machine));
+    cost_.machine.source = "from rank " + std::to_string(sameHost.front());
+  }
+  cost_.host.localRanks = (int)sameHost.size();
+  cost_.host.cores = cores;
   waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,
                                      (int)ParamInt("SPIN_US"), (int)ParamInt("YIELD_US"));
   env_.rank = rank_;
@@ -182,6 +196,14 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   for (int r = 0; r < nranks_; ++r) env_.conns.push_back(conns_[r].get());
   TCCL_RETURN_IF_ERROR(boot_->Barrier());
 
+  if (rank_ == 0 && (LogEnabled(LogLevel::Info, kLogTuning) || LogSubsysNamed(kLogTuning))) {
+    std::string table = DecisionTable(nranks_, settings_.determinism == tcclDeterminismStrict, filter_, cost_);
+    for (size_t at = 0, nl; at < table.size(); at = nl + 1) {
+      nl = table.find('\n', at);
+      if (nl == std::string::npos) nl = table.size();
+      LogNamed(kLogTuning, "%s", table.substr(at, nl - at).c_str());
+    }
+  }
   if (rank_ == 0 || LogEnabled(LogLevel::Info, kLogInit)) {
     const char* det = settings_.determinism == tcclDeterminismStrict ? "strict" : "run";
     TCCL_INFO(kLogInit,
@@ -326,7 +348,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;
-    TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, &fresh.alg));
+    TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, cost_, &fresh.alg));
     fresh.schedule = fresh.alg->generate(a);
     plan = plans_.Add(a, dt, std::move(fresh));
   }

@@ -18,6 +18,7 @@
 #include "exec/executor.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/transport.h"
+#include "tuning/cost_model.h"
 
 namespace tccl {
 
@@ -96,6 +97,7 @@ class Communicator {
   std::unique_ptr<Waiter> waiter_;
   std::vector<unsigned char> scratch_;
   PlanCache plans_;
+  CostContext cost_;             // the machine model and this host's shape, for selection
   ExecEnv env_;                  // filled once at setup; tag and failedPeer set per operation
   std::vector<void*> collBufs_;  // send, recv, scratch of the running collective
   std::mutex opMutex_;  // one operation at a time: connections are ordered streams

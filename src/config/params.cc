@@ -39,6 +39,10 @@ static const ParamInfo kParams[] = {
      "Microseconds a waiting rank yields its core before it sleeps on a futex or poll. Yielding "
      "keeps hand-over latency at ~1 us when ranks outnumber cores; 1 ms covers several scheduler "
      "slices of the other ranks, and a rank idle longer than that sleeps."},
+    {"TUNING_FILE", ParamType::String, "",
+     "Cache file of the measured machine model (copy and reduce bandwidth, hand-over latency) that "
+     "algorithm selection uses; default ~/.cache/tccl/machine-<cpu hash>.txt, written on first use; "
+     "'none' measures once per process and keeps nothing."},
     {"HOST_ID", ParamType::String, "",
      "Override the host identity (ranks with equal ids use shared memory); for tests."},
     {"BOOTSTRAP_PORT", ParamType::Int, "0",

@@ -13,4 +13,11 @@ inline uint64_t Mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A string's hash (names of cache files).
+inline uint64_t HashString(const char* s, uint64_t seed = 0) {
+  uint64_t h = Mix64(seed);
+  for (; *s; ++s) h = Mix64(h ^ (unsigned char)*s);
+  return h;
+}
+
 }  // namespace tccl

@@ -20,6 +20,7 @@ struct LogConfig {
   std::mutex mu;
   LogLevel level = LogLevel::Warn;
   unsigned mask = kLogAll;
+  unsigned named = 0;  // subsystems TCCL_DEBUG_SUBSYS names itself
   FILE* out = stderr;
   char host[64] = "?";
 };
@@ -61,13 +62,16 @@ void LoadLocked(LogConfig& c) {
                            : LogLevel::Warn;
   std::string subs = ParamString("DEBUG_SUBSYS");
   bool exclude = !subs.empty() && subs[0] == '^';
+  c.named = 0;
   if (exclude) subs = subs.substr(1);
   unsigned mask = 0;
   size_t pos = 0;
   while (pos <= subs.size()) {
     size_t comma = subs.find(',', pos);
     if (comma == std::string::npos) comma = subs.size();
-    mask |= SubsysBit(subs.substr(pos, comma - pos));
+    unsigned bit = SubsysBit(subs.substr(pos, comma - pos));
+    mask |= bit;
+    if (!exclude && bit != kLogAll) c.named |= bit;
     pos = comma + 1;
   }
   c.mask = exclude ? ~mask : (mask ? mask : kLogAll);
@@ -107,19 +111,38 @@ bool LogEnabled(LogLevel level, unsigned subsys) {
   return level <= c.level && (c.mask & subsys);
 }
 
-void Log(LogLevel level, unsigned subsys, const char* fmt, ...) {
-  if (!LogEnabled(level, subsys)) return;
+bool LogSubsysNamed(unsigned subsys) {
+  EnsureLoaded();
+  return (Cfg().named & subsys) != 0 && Cfg().level != LogLevel::None;
+}
+
+namespace {
+void Emit(LogLevel level, unsigned subsys, const char* fmt, va_list ap) {
   LogConfig& c = Cfg();
   char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
   const char* lvl = level == LogLevel::Warn ? "WARN" : level == LogLevel::Info ? "INFO" : "TRACE";
   std::lock_guard<std::mutex> g(c.mu);
   fprintf(c.out, "%s:%d:%ld TCCL %s %s%s%s\n", c.host, (int)getpid(), (long)syscall(SYS_gettid),
           lvl, SubsysName(subsys), SubsysName(subsys)[0] ? " " : "", msg);
   fflush(c.out);
+}
+}  // namespace
+
+void Log(LogLevel level, unsigned subsys, const char* fmt, ...) {
+  if (!LogEnabled(level, subsys)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  Emit(level, subsys, fmt, ap);
+  va_end(ap);
+}
+
+void LogNamed(unsigned subsys, const char* fmt, ...) {
+  if (!LogEnabled(LogLevel::Info, subsys) && !LogSubsysNamed(subsys)) return;
+  va_list ap;
+  va_start(ap, fmt);
+  Emit(LogLevel::Info, subsys, fmt, ap);
+  va_end(ap);
 }
 
 void ReloadLogConfig() {

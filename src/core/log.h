@@ -18,6 +18,11 @@ enum LogSubsys : unsigned {
 bool LogEnabled(LogLevel level, unsigned subsys);
 void Log(LogLevel level, unsigned subsys, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 void ReloadLogConfig();  // after the environment changed (tests)
+// Whether TCCL_DEBUG_SUBSYS names this subsystem itself (not through ALL): reports a user asks for
+// by name (the TUNING decision table) are printed then, whatever TCCL_DEBUG says (unless NONE).
+bool LogSubsysNamed(unsigned subsys);
+// An INFO line printed at TCCL_DEBUG=INFO, or when TCCL_DEBUG_SUBSYS names the subsystem.
+void LogNamed(unsigned subsys, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
 }  // namespace tccl
 

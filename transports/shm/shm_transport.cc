@@ -177,6 +177,10 @@ std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
   int p = IndexOf(peerRank);
   auto* out = reinterpret_cast<ShmChannel*>(ChannelBase(meIndex_, p));
   auto* in = reinterpret_cast<ShmChannel*>(ChannelBase(p, meIndex_));
+  // The sender owns its ring's bytes until it publishes them, so it can write the whole ring now:
+  // the first lap through fresh shared pages otherwise stalled ~20 us per 32 KiB in the
+  // development VM (measured: 8-iteration period of 20 us stalls at 4 KiB, gone after one lap).
+  memset(out->data, 0, ringBytes_);
   return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p));
 }
 
