@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "algorithms/registry.h"
 #include "config/params.h"
 #include "topology/host_id.h"
 #include "tests/support/sweep.h"
@@ -84,6 +85,25 @@ TEST_P(ThreadRanks, ForcedCanonicalAlgorithms) {
     opt.expectCanonical = true;
     opt.types = {tcclFloat32, tcclFloat16, tcclBfloat16, tcclFloat64};
     opt.largeCounts = {100003};
+    RunOnThreads(GetParam(), opt);
+  }
+}
+
+// Every algorithm of the table forced alone (run level, so the non-canonical ones are admitted
+// too): correct for every op, in and out of place, and canonical ones bit for bit.
+TEST_P(ThreadRanks, EveryAlgorithmForced) {
+  ScopedEnv det("TCCL_DETERMINISM", "run");
+  for (const tccl::AlgorithmInfo& alg : tccl::AllAlgorithms()) {
+    std::string coll = tccl::CollName(alg.coll), key;
+    for (char ch : coll)
+      if (ch != '_') key += ch;  // "all_reduce" -> "allreduce", the TCCL_ALGO spelling
+    ScopedEnv algo("TCCL_ALGO", (key + ":" + alg.name).c_str());
+    SweepOptions opt;
+    opt.colls = {coll};
+    opt.types = {tcclFloat32, tcclBfloat16, tcclInt8, tcclFloat64};
+    opt.largeCounts = {100003};
+    opt.expectCanonical = alg.canonicalOrder;
+    SCOPED_TRACE(key + ":" + alg.name);
     RunOnThreads(GetParam(), opt);
   }
 }

@@ -5,6 +5,11 @@
 #include "algorithms/generators.h"
 #include "exec/simulator.h"
 
+#include <algorithm>
+
+#include "algorithms/registry.h"
+#include "tuning/cost_model.h"
+
 namespace tccl {
 namespace {
 
@@ -64,11 +69,11 @@ TEST(Simulator, DetectsNonCanonicalOrder) {
     CollArgs a;
     a.nranks = n;
     a.count = 5 * n;
-    AlgorithmInfo claimed{"ring-claimed-canonical", CollKind::AllReduce, &RingAllReduce, true, &RingAllReduceCost, ""};
+    AlgorithmInfo claimed{"ring-claimed-canonical", CollKind::AllReduce, &RingAllReduce, true, ""};
     SimResult r = Simulate(claimed, a);
     EXPECT_FALSE(r.ok) << "N=" << n;
     EXPECT_NE(r.error.find("tree="), std::string::npos) << r.error;
-    AlgorithmInfo honest{"ring", CollKind::AllReduce, &RingAllReduce, false, &RingAllReduceCost, ""};
+    AlgorithmInfo honest{"ring", CollKind::AllReduce, &RingAllReduce, false, ""};
     EXPECT_TRUE(Simulate(honest, a).ok) << "N=" << n;
   }
 }
@@ -108,9 +113,61 @@ TEST(Simulator, DetectsBrokenSchedules) {
   a.count = 16;
   a.sliceElems = 4;
   for (Generator g : {&DropsLastStep, &SendsTwice}) {
-    AlgorithmInfo broken{"broken", CollKind::AllReduce, g, false, &RingAllReduceCost, ""};
+    AlgorithmInfo broken{"broken", CollKind::AllReduce, g, false, ""};
     SimResult r = Simulate(broken, a);
     EXPECT_FALSE(r.ok);
+  }
+}
+
+}  // namespace
+}  // namespace tccl
+
+namespace tccl {
+namespace {
+
+// The cost model reads its counts off the schedules (src/tuning/cost_model.cc); check them on
+// algorithms whose costs are known by hand.
+TEST(CostModel, CountsWhatTheSchedulesDo) {
+  auto cost = [](const char* name, CollKind k, int n, size_t count) {
+    for (const AlgorithmInfo& alg : AllAlgorithms())
+      if (alg.coll == k && std::string(alg.name) == name) {
+        CollArgs a;
+        a.kind = k;
+        a.nranks = n;
+        a.count = count;
+        a.elemSize = 4;
+        return ScheduleCost(alg, a);
+      }
+    ADD_FAILURE() << name;
+    return AlgoCost{};
+  };
+  const double b = 4096 * 4;
+  for (int n = 2; n <= 8; ++n) {
+    // direct all-reduce: one round; N-1 copies out and N-1 in; an N-input tree reduce.
+    AlgoCost d = cost("direct", CollKind::AllReduce, n, 4096);
+    EXPECT_EQ(d.rounds, 1) << n;
+    EXPECT_DOUBLE_EQ(d.copyBytes, 2.0 * (n - 1) * b) << n;
+    EXPECT_DOUBLE_EQ(d.reduceBytes, (n - 1) * b) << n;
+    // ring all-gather: N-1 rounds, each sends and receives one block.
+    AlgoCost g = cost("ring", CollKind::AllGather, n, 4096);
+    EXPECT_EQ(g.rounds, n - 1) << n;
+    EXPECT_DOUBLE_EQ(g.copyBytes, 2.0 * (n - 1) * b) << n;
+    EXPECT_EQ(g.reduceBytes, 0) << n;
+    // binomial broadcast: the root sends to ceil(log2 N) children; the deepest rank is floor(log2 N)
+    // hand-overs from the root (relative rank v has popcount(v) ancestors).
+    AlgoCost t = cost("tree", CollKind::Broadcast, n, 4096);
+    int levels = 0, depth = 0;
+    while ((1 << levels) < n) ++levels;
+    while ((2 << depth) <= n) ++depth;
+    EXPECT_EQ(t.rounds, depth) << n;
+    EXPECT_DOUBLE_EQ(t.copyBytes, levels * b) << n;
+    // recursive doubling at powers of two: log2 N exchanges of the whole buffer, each reduced.
+    if ((n & (n - 1)) == 0) {
+      AlgoCost r = cost("rdouble", CollKind::AllReduce, n, 4096);
+      EXPECT_EQ(r.rounds, levels) << n;
+      EXPECT_DOUBLE_EQ(r.copyBytes, 2.0 * levels * b) << n;
+      EXPECT_DOUBLE_EQ(r.reduceBytes, levels * b) << n;
+    }
   }
 }
 

@@ -20,24 +20,9 @@ Schedule DirectAllReduce(const CollArgs& a);
 Schedule DirectReduceScatter(const CollArgs& a);
 Schedule TwoShotAllReduce(const CollArgs& a);
 Schedule DirectReduce(const CollArgs& a);
-
-// Per-rank cost of each algorithm (costs.cc): rounds, bytes copied, bytes reduced.
-struct AlgoCost {
-  double rounds = 0;
-  double copyBytes = 0;
-  double reduceBytes = 0;
-};
-using CostFn = AlgoCost (*)(int nranks, double bytes);
-AlgoCost DirectAllReduceCost(int n, double b);
-AlgoCost TwoShotAllReduceCost(int n, double b);
-AlgoCost RingAllReduceCost(int n, double b);
-AlgoCost DirectReduceScatterCost(int n, double b);
-AlgoCost RingReduceScatterCost(int n, double b);
-AlgoCost RingAllGatherCost(int n, double b);
-AlgoCost ChainBroadcastCost(int n, double b);
-AlgoCost DirectReduceCost(int n, double b);
-AlgoCost ChainReduceCost(int n, double b);
-AlgoCost PairwiseAllToAllCost(int n, double b);
+// recursive_doubling.cc, binomial_tree.cc: few rounds, for small messages
+Schedule RecursiveDoublingAllReduce(const CollArgs& a);
+Schedule BinomialBroadcast(const CollArgs& a);
 
 // Op builders shared by the generators (ops.cc).
 Op MakeCopy(BufRef src, BufRef dst, size_t n);

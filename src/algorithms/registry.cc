@@ -20,28 +20,34 @@ const char* CollName(CollKind k) {
 
 const std::vector<AlgorithmInfo>& AllAlgorithms() {
   static const std::vector<AlgorithmInfo> table = {
-      {"direct", CollKind::AllReduce, &DirectAllReduce, true, &DirectAllReduceCost,
+      {"direct", CollKind::AllReduce, &DirectAllReduce, true,
        "every rank sends its input to every other rank, then reduces the N inputs locally in canonical "
        "order; one hop, N-1 copies per rank: for small messages"},
-      {"twoshot", CollKind::AllReduce, &TwoShotAllReduce, true, &TwoShotAllReduceCost,
+      {"twoshot", CollKind::AllReduce, &TwoShotAllReduce, true,
        "direct reduce-scatter (each chunk's owner tree-reduces every rank's slice in canonical order) "
        "then direct all-gather; 2(N-1)/N of the data per rank: large messages, strict determinism"},
-      {"ring", CollKind::AllReduce, &RingAllReduce, false, &RingAllReduceCost,
+      {"ring", CollKind::AllReduce, &RingAllReduce, false,
        "ring reduce-scatter then ring all-gather, pipelined in slices; 2(N-1)/N of the data per rank: "
        "for large messages"},
-      {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true, &DirectReduceScatterCost,
+      {"rdouble", CollKind::AllReduce, &RecursiveDoublingAllReduce, false,
+       "recursive doubling: log2(N) rounds exchanging the whole partial with rank XOR 2^k (extra ranks "
+       "fold in first); butterfly order, deterministic run to run: small and medium messages, run mode"},
+      {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true,
        "each rank sends every chunk's slice to its owner, which tree-reduces the N slices in canonical "
        "order; (N-1)/N of the data per rank"},
-      {"ring", CollKind::ReduceScatter, &RingReduceScatter, false, &RingReduceScatterCost,
+      {"ring", CollKind::ReduceScatter, &RingReduceScatter, false,
        "ring, partials double-buffered per slice; each rank ends with its own chunk (rotating order)"},
-      {"ring", CollKind::AllGather, &RingAllGather, true, &RingAllGatherCost, "ring, pipelined in slices (no reduction)"},
-      {"chain", CollKind::Broadcast, &ChainBroadcast, true, &ChainBroadcastCost,
+      {"ring", CollKind::AllGather, &RingAllGather, true, "ring, pipelined in slices (no reduction)"},
+      {"chain", CollKind::Broadcast, &ChainBroadcast, true,
        "pipelined chain from the root in ring order (no reduction)"},
-      {"direct", CollKind::Reduce, &DirectReduce, true, &DirectReduceCost,
+      {"tree", CollKind::Broadcast, &BinomialBroadcast, true,
+       "binomial tree from the root: floor(log2 N) hand-overs of the whole message on the longest path "
+       "(no reduction): small messages"},
+      {"direct", CollKind::Reduce, &DirectReduce, true,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
-      {"chain", CollKind::Reduce, &ChainReduce, false, &ChainReduceCost,
+      {"chain", CollKind::Reduce, &ChainReduce, false,
        "pipelined chain towards the root, partials double-buffered per slice (chain order)"},
-      {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true, &PairwiseAllToAllCost,
+      {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true,
        "step k exchanges with ranks r+k and r-k (no reduction)"},
   };
   return table;
@@ -73,11 +79,10 @@ Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostCo
                            list.c_str());
   }
   // The one selection rule: the cheapest under the measured cost model.
-  const double bytes = (double)a.count * (double)a.elemSize;
   double best = 0;
   *out = nullptr;
   for (const AlgorithmInfo* alg : allowed) {
-    double t = ModeledUs(alg->cost, a.nranks, bytes, ctx);
+    double t = ModeledUs(ScheduleCost(*alg, a), a, ctx);
     if (!*out || t < best) *out = alg, best = t;
   }
   return Status::Ok();

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "algorithms/algo_filter.h"
-#include "algorithms/generators.h"
 #include "algorithms/schedule.h"
 #include "core/status.h"
 
@@ -19,7 +18,6 @@ struct AlgorithmInfo {
   CollKind coll;
   Generator generate;
   bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md (or reduces nothing)
-  CostFn cost;          // per-rank rounds and bytes for the cost model (costs.cc)
   const char* description;
 };
 

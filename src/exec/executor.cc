@@ -64,9 +64,10 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   const size_t es = k.elemSize;
   constexpr size_t kTag = sizeof(OpTag);
   // Payloads up to this size travel in their tag's message. Both ends know every size, so they
-  // agree on the framing. 1 KiB: the extra copy through `staging` is ~30 ns, a ring update and
-  // its cache-line transfers ~100-200 ns.
-  constexpr size_t kInlineBytes = 1024;
+  // agree on the framing. The extra copy through `staging` costs less than a second message (its
+  // own ring update and cache-line transfers): measured at 2 ranks, 8 KiB all-gather 2.41 -> 1.38 us
+  // and in-place all-reduce 2.56 -> 1.90 us going from 1 KiB to 8 KiB, no size slower.
+  constexpr size_t kInlineBytes = 8192;
   constexpr size_t kStage = kTag + kInlineBytes;
   // Per-pass bookkeeping, reused across calls on this thread (no allocation on the fast path).
   struct Scratch {

@@ -2,15 +2,117 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <set>
+#include <vector>
 
 #include "algorithms/registry.h"
+#include "algorithms/schedule.h"
 
 namespace tccl {
 
-double ModeledUs(CostFn cost, int nranks, double bytes, const CostContext& ctx) {
+namespace {
+
+bool IsRecv(OpKind k) { return k == OpKind::Recv || k == OpKind::RecvReduce; }
+
+// Bytes one rank's schedule moves and reduces.
+void CountBytes(const Schedule& s, int n, size_t elemSize, AlgoCost* c) {
+  for (const Step& step : s.steps)
+    for (const Op& o : step.ops) {
+      const double b = (double)o.count * (double)elemSize;
+      if (o.kind == OpKind::Send || o.kind == OpKind::Recv) c->copyBytes += b;
+      if (o.kind == OpKind::RecvReduce || o.kind == OpKind::Reduce) c->reduceBytes += b;
+      if (o.kind == OpKind::TreeReduce) c->reduceBytes += (n - 1) * b;
+    }
+}
+
+// The latency path: rounds of hand-overs. In each round every rank posts the sends of the step it
+// is at and completes it if every receive of the step matches a message posted in an earlier
+// round (one hand-over later); a rank completes at most one step with receives per round but any
+// number of send-only or local steps. Rounds = rounds in which some receive completed.
+double LatencyRounds(const std::vector<Schedule>& all) {
+  const int n = (int)all.size();
+  std::vector<std::deque<int>> posted((size_t)n * n);  // (from, to): rounds their messages were posted
+  std::vector<size_t> at(n, 0);
+  std::vector<bool> sent(n, false);
+  double rounds = 0;
+  for (int round = 1;; ++round) {
+    bool moved = false, received = false, done = true;
+    for (int r = 0; r < n; ++r) {
+      bool recvThisRound = false;
+      while (at[r] < all[r].steps.size()) {
+        const std::vector<Op>& ops = all[r].steps[at[r]].ops;
+        if (!sent[r]) {
+          for (const Op& o : ops)
+            if (o.kind == OpKind::Send && o.count) posted[(size_t)r * n + o.peer].push_back(round);
+          sent[r] = true;
+          moved = true;
+        }
+        bool hasRecv = false, ready = true;
+        std::vector<int> need(n, 0);
+        for (const Op& o : ops)
+          if (IsRecv(o.kind) && o.count) {
+            hasRecv = true;
+            const std::deque<int>& q = posted[(size_t)o.peer * n + r];
+            ready = ready && (int)q.size() > need[o.peer] && q[need[o.peer]] < round;
+            ++need[o.peer];
+          }
+        if (!ready || (hasRecv && recvThisRound)) break;
+        for (int p = 0; p < n; ++p)
+          for (int k = 0; k < need[p]; ++k) posted[(size_t)p * n + r].pop_front();
+        ++at[r];
+        sent[r] = false;
+        moved = true;
+        recvThisRound |= hasRecv;
+      }
+      received |= recvThisRound;
+      done = done && at[r] == all[r].steps.size();
+    }
+    rounds += received;
+    if (done || !moved) return rounds;
+  }
+}
+
+}  // namespace
+
+AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in) {
+  CollArgs a = in;
+  a.sliceElems = std::max<size_t>(1, a.count);
+  const int n = std::max(1, a.nranks);
+  // Every rank up to 64 (the latency path needs them all); beyond, a sample of the busiest
+  // candidates and each one's own step count as its rounds.
+  std::vector<int> ranks;
+  if (n <= 64) {
+    for (int r = 0; r < n; ++r) ranks.push_back(r);
+  } else {
+    ranks = {0, 1, a.root, RankMod(a.root + 1, n), RankMod(a.root - 1, n), n / 2, n - 1};
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  }
+  AlgoCost worst;
+  std::vector<Schedule> all;
+  for (int r : ranks) {
+    a.rank = r;
+    all.push_back(alg.generate(a));
+    AlgoCost c;
+    CountBytes(all.back(), n, a.elemSize, &c);
+    for (const Step& step : all.back().steps)
+      for (const Op& o : step.ops)
+        if (o.kind == OpKind::Send || IsRecv(o.kind)) {
+          c.rounds += 1;
+          break;
+        }
+    worst.rounds = std::max(worst.rounds, c.rounds);
+    worst.copyBytes = std::max(worst.copyBytes, c.copyBytes);
+    worst.reduceBytes = std::max(worst.reduceBytes, c.reduceBytes);
+  }
+  if (n <= 64) worst.rounds = LatencyRounds(all);
+  return worst;
+}
+
+double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   const MachineModel& m = ctx.machine;
-  const AlgoCost c = cost(nranks, bytes);
+  const double bytes = (double)a.count * (double)a.elemSize;
   const double share = std::max(1.0, (double)ctx.host.localRanks / std::max(1, ctx.host.cores));
   const double alpha = share > 1 ? m.switchUs * share : m.hopUs;
   const bool inCache = 2.0 * bytes * ctx.host.localRanks <= (double)m.cacheBytes;
@@ -55,7 +157,7 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
         // In parentheses: not admitted (TCCL_ALGO, or not canonical where strict mode needs it).
         const bool admitted = filter.Allows(k, alg.name, OfferedNames(k)) && (!a.requireCanonical || alg.canonicalOrder);
         snprintf(line, sizeof(line), "  %s%s%s %.2f%s", admitted ? "" : "(", &alg == pick ? "*" : "", alg.name,
-                 ModeledUs(alg.cost, nranks, (double)bytes, ctx), admitted ? "" : ")");
+                 ModeledUs(ScheduleCost(alg, a), a, ctx), admitted ? "" : ")");
         cells += line;
       }
       snprintf(line, sizeof(line), "tuning:   %10zu B:%s\n", bytes, cells.c_str());

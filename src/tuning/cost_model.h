@@ -1,7 +1,7 @@
 // Algorithm selection by an α-β-γ cost model (issue #3): the modeled time of an algorithm is
 //   rounds x α + share x (bytes copied / β + bytes reduced / γ)
-// with the per-rank counts from the algorithm's cost function (src/algorithms/costs.cc), the
-// machine's measured parameters (machine_model.h), and `share` = ranks per core on this host
+// with the per-rank counts read off the algorithm's own schedules (ScheduleCost), the machine's
+// measured parameters (machine_model.h), and `share` = ranks per core on this host
 // (oversubscribed ranks take turns on the cores, and α becomes a scheduler hand-over). β and γ
 // are the in-cache rates while the host's working set (2 x bytes per local rank) fits in the
 // last-level cache, else the memory rates.
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "algorithms/algo_filter.h"
-#include "algorithms/generators.h"
+#include "algorithms/registry.h"
 #include "tuning/machine_model.h"
 
 namespace tccl {
@@ -25,7 +25,20 @@ struct CostContext {
   HostShape host;
 };
 
-double ModeledUs(CostFn cost, int nranks, double bytes, const CostContext& ctx);
+// What one call of an algorithm costs, counted from the schedules the executor would run,
+// generated unsliced (slicing changes no byte count; it overlaps rounds, which the model ignores):
+// rounds = the hand-overs on the latency path, found by running every rank's schedule in rounds
+// (a message posted in one round can be received in the next); copyBytes and reduceBytes = the
+// busiest rank's bytes sent plus received through channels, and bytes combined (an N-input tree
+// reduce counts N-1). Above 64 ranks, ranks are sampled and rounds = the most steps of one rank.
+struct AlgoCost {
+  double rounds = 0;
+  double copyBytes = 0;
+  double reduceBytes = 0;
+};
+AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& a);
+
+double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx);
 
 // The TCCL_DEBUG_SUBSYS=TUNING table: the parameters, then for every collective and size from
 // 8 B to 256 MiB each admitted algorithm's modeled time and the choice.
