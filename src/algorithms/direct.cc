@@ -37,3 +37,51 @@ Schedule DirectAllReduce(const CollArgs& a) {
 }
 
 }  // namespace tccl
+
+namespace tccl {
+
+// Direct all-gather: one step in which every rank sends its block to every other rank and
+// receives theirs into place. One hand-over instead of the ring's N-1 (small messages; the same
+// bytes per rank as the ring, but N-1 copies out of one block at once).
+Schedule DirectAllGather(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank;
+  const size_t c = a.count;
+  if (c == 0) return s;
+  if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)r * c}, c)}});
+  Step step;
+  for (int k = 1; k < N; ++k) {
+    const int to = (r + k) % N, from = (r - k + N) % N;
+    step.ops.push_back(MakeSend(to, {kSendBuf, 0}, c));
+    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
+  }
+  if (!step.ops.empty()) s.steps.push_back(step);
+  return s;
+}
+
+// Direct all-to-all: every block sent and received in one step (pairwise needs N-1). In place,
+// the outgoing blocks are sent from a snapshot, as in pairwise.cc.
+Schedule DirectAllToAll(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank;
+  const size_t c = a.count;
+  if (c == 0) return s;
+  int source = kSendBuf;
+  if (a.inPlace) {
+    s.scratchElems = c * N;
+    s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, c * N)}});
+    source = kScratchBuf;
+  } else {
+    s.steps.push_back({{MakeCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c)}});
+  }
+  Step step;
+  for (int k = 1; k < N; ++k) {
+    const int to = (r + k) % N, from = (r - k + N) % N;
+    step.ops.push_back(MakeSend(to, {source, (size_t)to * c}, c));
+    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
+  }
+  if (!step.ops.empty()) s.steps.push_back(step);
+  return s;
+}
+
+}  // namespace tccl

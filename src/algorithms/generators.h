@@ -16,6 +16,8 @@ Schedule ChainReduce(const CollArgs& a);
 Schedule PairwiseAllToAll(const CollArgs& a);
 // direct.cc: everyone sends its whole buffer to everyone, then reduces locally in canonical order
 Schedule DirectAllReduce(const CollArgs& a);
+Schedule DirectAllGather(const CollArgs& a);
+Schedule DirectAllToAll(const CollArgs& a);
 // direct_shot.cc: canonical-order algorithms for large messages
 Schedule DirectReduceScatter(const CollArgs& a);
 Schedule TwoShotAllReduce(const CollArgs& a);

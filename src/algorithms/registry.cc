@@ -38,6 +38,8 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"ring", CollKind::ReduceScatter, &RingReduceScatter, false,
        "ring, partials double-buffered per slice; each rank ends with its own chunk (rotating order)"},
       {"ring", CollKind::AllGather, &RingAllGather, true, "ring, pipelined in slices (no reduction)"},
+      {"direct", CollKind::AllGather, &DirectAllGather, true,
+       "every rank sends its block to every other rank in one step (no reduction): small messages"},
       {"chain", CollKind::Broadcast, &ChainBroadcast, true,
        "pipelined chain from the root in ring order (no reduction)"},
       {"tree", CollKind::Broadcast, &BinomialBroadcast, true,
@@ -47,6 +49,8 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
       {"chain", CollKind::Reduce, &ChainReduce, false,
        "pipelined chain towards the root, partials double-buffered per slice (chain order)"},
+      {"direct", CollKind::AllToAll, &DirectAllToAll, true,
+       "every block sent and received in one step (no reduction): small messages"},
       {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true,
        "step k exchanges with ranks r+k and r-k (no reduction)"},
   };
