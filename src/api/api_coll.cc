@@ -55,17 +55,17 @@ Status NeedBuf(const Call& c, const void* p, const char* name, size_t count) {
 
 // Runs now (NULL stream), enqueues on a host stream, or joins the current group.
 Status Submit(const Call& c, const CollArgs& a, tcclDataType_t dt, const void* send, void* recv) {
+  // The common case first, without copying the communicator's shared pointer into a closure
+  // (two atomic reference-count updates: a tenth of an 8-byte call's software time).
+  if (!c.stream && !InGroup()) return c.comm->RunCollective(a, dt, send, recv);
   auto comm = c.comm;
   auto run = [comm, a, dt, send, recv] { return comm->RunCollective(a, dt, send, recv); };
   if (InGroup()) {
     GroupAddCollective(comm, c.stream, run);
     return Status::Ok();
   }
-  if (c.stream) {
-    c.stream->Enqueue(run);
-    return Status::Ok();
-  }
-  return run();
+  c.stream->Enqueue(run);
+  return Status::Ok();
 }
 
 CollArgs Args(CollKind k, size_t count, tcclRedOp_t op, int root, bool inPlace) {
@@ -190,11 +190,8 @@ static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, t
   }
   auto comm2 = c.comm;
   auto run = [comm2, op] { return comm2->RunP2P({op}); };
-  if (c.stream) {
-    c.stream->Enqueue(run);
-    return Status::Ok();
-  }
-  return run();
+  c.stream->Enqueue(run);
+  return Status::Ok();
 }
 
 tcclResult_t tcclSend(const void* sendbuff, size_t count, tcclDataType_t dt, int peer, tcclComm_t comm,
