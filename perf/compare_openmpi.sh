@@ -6,14 +6,14 @@
 # float sum, out of place, tccl in its default (strict determinism) mode.
 #
 #   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
-# Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 100"), MID ("-b 64K -e 1M -f 16 -n 200 -w 50"),
+# Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 1000"), MID ("-b 64K -e 1M -f 16 -n 200 -w 50"),
 # LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1"): together the sizes of the table and more.
 set -euo pipefail
 bld=${1:-build}
 ranks=${2:-"2 4 8"}
 colls=${3:-"all_reduce reduce_scatter all_gather broadcast alltoall"}
 reps=${REPS:-3}
-small=${SMALL:-"-b 8 -e 256K -f 8 -n 1000 -w 100"}
+small=${SMALL:-"-b 8 -e 256K -f 8 -n 1000 -w 1000"}
 mid=${MID:-"-b 64K -e 1M -f 16 -n 200 -w 50"}
 large=${LARGE:-"-b 16M -e 256M -f 16 -n 3 -w 1"}
 [ -x "$bld/perf/mpi_peer_bench" ] || { echo "no $bld/perf/mpi_peer_bench: install libopenmpi-dev and rebuild" >&2; exit 1; }
