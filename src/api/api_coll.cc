@@ -188,6 +188,7 @@ static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, t
     GroupAddP2P(c.comm, c.stream, op);
     return Status::Ok();
   }
+  if (!c.stream) return c.comm->RunP2P({op});
   auto comm2 = c.comm;
   auto run = [comm2, op] { return comm2->RunP2P({op}); };
   c.stream->Enqueue(run);
