@@ -1,6 +1,7 @@
-// Direct all-reduce for small messages: one step in which every rank sends its whole input to every
-// other rank and receives all of theirs into scratch, then one local reduction of the N inputs in
-// the canonical tree order (docs/determinism.md). One network hop instead of 2(N-1): what matters
+// Direct algorithms: one step in which every rank exchanges with every other. All-reduce, for
+// small messages: every rank sends its whole input to every other rank and receives all of theirs
+// into scratch, then one local reduction of the N inputs in the canonical tree order
+// (docs/determinism.md). One network hop instead of 2(N-1): what matters
 // when latency, not bandwidth, dominates, and when ranks share cores and every hop is a context
 // switch.
 #include "algorithms/generators.h"
@@ -36,50 +37,41 @@ Schedule DirectAllReduce(const CollArgs& a) {
   return s;
 }
 
-}  // namespace tccl
-
-namespace tccl {
+// One step with every other rank: send `blockOf(to)` to each and receive each one's block into
+// its place in the receive buffer (ranks paired r+k / r-k, as in pairwise.cc).
+template <typename BlockFn>
+static Step ExchangeWithAll(const CollArgs& a, BlockFn blockOf) {
+  const int N = a.nranks, r = a.rank;
+  const size_t c = a.count;
+  Step step;
+  for (int k = 1; k < N; ++k) {
+    const int to = (r + k) % N, from = (r - k + N) % N;
+    step.ops.push_back(MakeSend(to, blockOf(to), c));
+    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
+  }
+  return step;
+}
 
 // Direct all-gather: one step in which every rank sends its block to every other rank and
 // receives theirs into place. One hand-over instead of the ring's N-1 (small messages; the same
 // bytes per rank as the ring, but N-1 copies out of one block at once).
 Schedule DirectAllGather(const CollArgs& a) {
   Schedule s;
-  const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
   if (c == 0) return s;
-  if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)r * c}, c)}});
-  Step step;
-  for (int k = 1; k < N; ++k) {
-    const int to = (r + k) % N, from = (r - k + N) % N;
-    step.ops.push_back(MakeSend(to, {kSendBuf, 0}, c));
-    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
-  }
+  if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)a.rank * c}, c)}});
+  Step step = ExchangeWithAll(a, [](int) { return BufRef{kSendBuf, 0}; });
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }
 
-// Direct all-to-all: every block sent and received in one step (pairwise needs N-1). In place,
-// the outgoing blocks are sent from a snapshot, as in pairwise.cc.
+// Direct all-to-all: every block sent and received in one step (pairwise needs N-1).
 Schedule DirectAllToAll(const CollArgs& a) {
   Schedule s;
-  const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
   if (c == 0) return s;
-  int source = kSendBuf;
-  if (a.inPlace) {
-    s.scratchElems = c * N;
-    s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, c * N)}});
-    source = kScratchBuf;
-  } else {
-    s.steps.push_back({{MakeCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c)}});
-  }
-  Step step;
-  for (int k = 1; k < N; ++k) {
-    const int to = (r + k) % N, from = (r - k + N) % N;
-    step.ops.push_back(MakeSend(to, {source, (size_t)to * c}, c));
-    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
-  }
+  const int source = AllToAllSource(a, &s);
+  Step step = ExchangeWithAll(a, [&](int to) { return BufRef{source, (size_t)to * c}; });
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }

@@ -27,6 +27,10 @@ Schedule RecursiveDoublingAllReduce(const CollArgs& a);
 Schedule BinomialBroadcast(const CollArgs& a);
 
 // Op builders shared by the generators (ops.cc).
+// All-to-all's start: in place, the outgoing blocks would be overwritten by incoming ones, so a
+// snapshot into scratch is taken; otherwise the own block is copied across. Adds that step to `s`
+// and returns the buffer to send the blocks from.
+int AllToAllSource(const CollArgs& a, Schedule* s);
 Op MakeCopy(BufRef src, BufRef dst, size_t n);
 Op MakeDivide(BufRef dst, size_t n);
 Op MakeSend(int peer, BufRef src, size_t n);

@@ -11,14 +11,7 @@ Schedule PairwiseAllToAll(const CollArgs& a) {
   const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
   if (c == 0) return s;
-  // In place, the outgoing blocks would be overwritten by incoming ones: send from a snapshot.
-  int source = kSendBuf;
-  if (a.inPlace) {
-    s.scratchElems = c * N;
-    s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, c * N)}});
-    source = kScratchBuf;
-  }
-  if (!a.inPlace) s.steps.push_back({{MakeCopy({source, r * c}, {kRecvBuf, r * c}, c)}});
+  const int source = AllToAllSource(a, &s);
   const size_t K = SliceCount(c, a.sliceElems);
   for (int k = 1; k < N; ++k) {
     int to = (r + k) % N, from = (r - k + N) % N;

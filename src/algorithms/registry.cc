@@ -57,10 +57,15 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
   return table;
 }
 
-Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostContext& ctx, const AlgorithmInfo** out) {
+std::set<std::string> OfferedAlgorithms(CollKind k) {
   std::set<std::string> offered;
   for (const AlgorithmInfo& alg : AllAlgorithms())
-    if (alg.coll == a.kind) offered.insert(alg.name);
+    if (alg.coll == k) offered.insert(alg.name);
+  return offered;
+}
+
+Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostContext& ctx, const AlgorithmInfo** out) {
+  const std::set<std::string> offered = OfferedAlgorithms(a.kind);
   std::vector<const AlgorithmInfo*> allowed;
   std::string refused;  // allowed by TCCL_ALGO but not canonical
   for (const AlgorithmInfo& alg : AllAlgorithms()) {

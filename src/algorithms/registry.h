@@ -2,6 +2,7 @@
 // picks an algorithm for a call. `TCCL_ALGO` narrows the choice (see algo_filter.h).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct AlgorithmInfo {
 struct CostContext;  // src/tuning/cost_model.h
 
 const std::vector<AlgorithmInfo>& AllAlgorithms();
+// Names of the algorithms offered for a collective (what a TCCL_ALGO clause may name for it).
+std::set<std::string> OfferedAlgorithms(CollKind k);
 
 // The algorithm for this call: among those the filter and the determinism mode admit, the one the
 // cost model expects to be fastest (ties: table order); an error if the filter excludes them all.

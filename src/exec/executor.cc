@@ -72,7 +72,6 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   // Per-pass bookkeeping, reused across calls on this thread (no allocation on the fast path).
   struct Scratch {
     std::vector<size_t> done, tagDone;
-    std::vector<OpTag> tagIn;
     std::vector<ReduceCtx> rctx;
     std::vector<pollfd> sockets;
     std::vector<Connection*> moved;  // connections that moved data in this pass: published once
@@ -84,12 +83,11 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     Waiter* w;
     ~WaitScope() { w->Done(); }
   } waitScope{env.waiter};
-  auto& [done, tagDone, tagIn, rctx, sockets, moved, staging] = scratch;
+  auto& [done, tagDone, rctx, sockets, moved, staging] = scratch;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
     done.assign(ops.size(), 0);
     tagDone.assign(ops.size(), 0);
-    tagIn.assign(ops.size(), OpTag{});
     rctx.assign(ops.size(), ReduceCtx{});
     if (staging.size() < ops.size() * kStage) staging.resize(ops.size() * kStage);
     size_t remaining = 0;
@@ -149,11 +147,12 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           tagDone[i] += n;
           // The tag is checked as soon as it is in, before any payload byte is used.
           if (st.ok() && !sending && before < kTag && tagDone[i] >= kTag) {
-            memcpy(&tagIn[i], stage, kTag);
-            std::string diff = CompareTags(tagIn[i], want);
+            OpTag got;
+            memcpy(&got, stage, kTag);
+            std::string diff = CompareTags(got, want);
             if (!diff.empty())
               return InvalidUsage("%s: mismatched calls across ranks: %s is in %s, with %s", describe().c_str(),
-                                  env.describePeer(op.peer).c_str(), DescribeTag(tagIn[i]).c_str(), diff.c_str());
+                                  env.describePeer(op.peer).c_str(), DescribeTag(got).c_str(), diff.c_str());
           }
           if (n) moved.push_back(c);
           progressed |= n > 0;

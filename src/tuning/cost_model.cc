@@ -96,12 +96,10 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in) {
     all.push_back(alg.generate(a));
     AlgoCost c;
     CountBytes(all.back(), n, a.elemSize, &c);
-    for (const Step& step : all.back().steps)
-      for (const Op& o : step.ops)
-        if (o.kind == OpKind::Send || IsRecv(o.kind)) {
-          c.rounds += 1;
-          break;
-        }
+    if (n > 64)
+      for (const Step& step : all.back().steps)
+        c.rounds += std::any_of(step.ops.begin(), step.ops.end(),
+                                [](const Op& o) { return o.kind == OpKind::Send || IsRecv(o.kind); });
     worst.rounds = std::max(worst.rounds, c.rounds);
     worst.copyBytes = std::max(worst.copyBytes, c.copyBytes);
     worst.reduceBytes = std::max(worst.reduceBytes, c.reduceBytes);
@@ -121,13 +119,6 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   return c.rounds * alpha + share * (c.copyBytes / copyBytesPerUs + c.reduceBytes / reduceBytesPerUs);
 }
 
-static std::set<std::string> OfferedNames(CollKind k) {
-  std::set<std::string> offered;
-  for (const AlgorithmInfo& alg : AllAlgorithms())
-    if (alg.coll == k) offered.insert(alg.name);
-  return offered;
-}
-
 std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, const CostContext& ctx) {
   const MachineModel& m = ctx.machine;
   std::string out;
@@ -142,6 +133,7 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
                             CollKind::Broadcast,  CollKind::Reduce,        CollKind::AllToAll};
   for (CollKind k : kinds) {
     out += std::string("tuning: ") + CollName(k) + " (modeled us per algorithm; * = chosen; float sum)\n";
+    const std::set<std::string> offered = OfferedAlgorithms(k);
     for (size_t bytes = 8; bytes <= ((size_t)256 << 20); bytes *= 8) {
       CollArgs a;
       a.kind = k;
@@ -155,7 +147,7 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
       for (const AlgorithmInfo& alg : AllAlgorithms()) {
         if (alg.coll != k) continue;
         // In parentheses: not admitted (TCCL_ALGO, or not canonical where strict mode needs it).
-        const bool admitted = filter.Allows(k, alg.name, OfferedNames(k)) && (!a.requireCanonical || alg.canonicalOrder);
+        const bool admitted = filter.Allows(k, alg.name, offered) && (!a.requireCanonical || alg.canonicalOrder);
         snprintf(line, sizeof(line), "  %s%s%s %.2f%s", admitted ? "" : "(", &alg == pick ? "*" : "", alg.name,
                  ModeledUs(ScheduleCost(alg, a), a, ctx), admitted ? "" : ")");
         cells += line;

@@ -38,10 +38,12 @@ struct LLRing {
 // know, so they always agree. Above it the byte ring's bulk copies win over 56-byte lines.
 constexpr size_t kLLMaxBytes = 1024 + 32;
 
-inline uint64_t LLLinesFor(size_t bytes) { return (bytes + LLLine::kPayload - 1) / LLLine::kPayload; }
-
 // The sending end's state: the next global line, and the last consumed count it saw.
 struct LLSender {
+  LLSender() = default;
+  // Continues where `ring` stands (a fresh ring: at line 0 with the whole ring free).
+  explicit LLSender(const LLRing& ring)
+      : next(ring.consumed.load(std::memory_order_relaxed)), freeUntil(next + LLRing::kLines) {}
   uint64_t next = 0;
   uint64_t freeUntil = LLRing::kLines;  // lines below this may be written without asking
   // Writes the lines of `data[done, total)` that fit; `done` is always a multiple of 56 (or total).
@@ -50,6 +52,8 @@ struct LLSender {
 
 // The receiving end's state: the next global line, and the consumed count last returned.
 struct LLReceiver {
+  LLReceiver() = default;
+  explicit LLReceiver(const LLRing& ring) : next(ring.consumed.load(std::memory_order_relaxed)), returned(next) {}
   uint64_t next = 0;
   uint64_t returned = 0;
   // Delivers the complete lines of `[done, total)` that have arrived to `sink`. Sets *returnedLines

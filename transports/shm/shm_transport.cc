@@ -23,12 +23,9 @@ static_assert(kHeaderBytes % 64 == 0, "doorbells stay cache-line aligned");
 class ShmConnection : public Connection {
  public:
   ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell)
-      : out_(out), in_(in), cap_(cap), peerBell_(peerBell) {
+      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), llOut_(out->ll), llIn_(in->ll) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
-    llOut_.next = llOut_.freeUntil = out_->ll.consumed.load(std::memory_order_relaxed);
-    llOut_.freeUntil += LLRing::kLines;
-    llIn_.next = llIn_.returned = in_->ll.consumed.load(std::memory_order_relaxed);
   }
 
   Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
