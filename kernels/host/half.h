@@ -6,20 +6,27 @@
 #include <cstdint>
 #include <cstring>
 
+// The same functions run on CUDA devices (kernels/cuda), so both sides round identically.
+#ifdef __CUDACC__
+#define TCCL_HOST_DEVICE __host__ __device__
+#else
+#define TCCL_HOST_DEVICE
+#endif
+
 namespace tccl {
 
-inline uint32_t FloatBits(float f) {
+TCCL_HOST_DEVICE inline uint32_t FloatBits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
-inline float BitsFloat(uint32_t u) {
+TCCL_HOST_DEVICE inline float BitsFloat(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
-inline float HalfToFloat(uint16_t h) {
+TCCL_HOST_DEVICE inline float HalfToFloat(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1F;
   uint32_t mant = h & 0x3FF;
@@ -32,7 +39,7 @@ inline float HalfToFloat(uint16_t h) {
   return BitsFloat(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
-inline uint16_t FloatToHalf(float f) {
+TCCL_HOST_DEVICE inline uint16_t FloatToHalf(float f) {
   uint32_t x = FloatBits(f);
   uint32_t sign = (x >> 16) & 0x8000;
   uint32_t a = x & 0x7FFFFFFF;
@@ -49,9 +56,9 @@ inline uint16_t FloatToHalf(float f) {
   return (uint16_t)(sign | (a >> 13));
 }
 
-inline float Bf16ToFloat(uint16_t h) { return BitsFloat((uint32_t)h << 16); }
+TCCL_HOST_DEVICE inline float Bf16ToFloat(uint16_t h) { return BitsFloat((uint32_t)h << 16); }
 
-inline uint16_t FloatToBf16(float f) {
+TCCL_HOST_DEVICE inline uint16_t FloatToBf16(float f) {
   uint32_t x = FloatBits(f);
   uint32_t nan = (x & 0x7FFFFFFF) > 0x7F800000;
   uint32_t rounded = (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
