@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config/params.h"
+#include "device/device_comm.h"
 #include "exec/waiter.h"
 #include "kernels/host/reduce.h"
 #include "tccl/tccl.h"
@@ -28,7 +29,8 @@ static void PrintVersion() {
   printf("kernels:      %s (chosen at run time for this CPU)\n", IsaName(BestIsa()));
   printf("determinism:  %s (TCCL_DETERMINISM)\n", ParamString("DETERMINISM").c_str());
   printf("transports:   shm (same host), tcp (across hosts)\n");
-  printf("not built:    CUDA communicators, UCX, IB verbs (see README feature table)\n");
+  printf("cuda:         %s\n", DeviceSupportSummary().c_str());
+  printf("not built:    UCX, IB verbs (see README feature table)\n");
 }
 
 static void PrintParams() {

@@ -88,13 +88,19 @@ typedef struct {
   int timeoutSec;        /* deadline for every blocking step, seconds */
   const char* commName;  /* shown in logs and errors */
   const char* algo;      /* algorithm override for this communicator, TCCL_ALGO grammar */
+  int cudaDevice;        /* memory domain: TCCL_HOST_MEMORY (-1), a CUDA device ordinal, or
+                            TCCL_CUDA_DEVICE_CURRENT (the calling thread's current device) */
 } tcclConfig_t;
+
+#define TCCL_HOST_MEMORY (-1)
+#define TCCL_CUDA_DEVICE_CURRENT (-2)
 
 #define TCCL_CONFIG_MAGIC 0x7cc1c0f6u
 #define TCCL_CONFIG_INITIALIZER                                                                  \
   {                                                                                              \
     sizeof(tcclConfig_t), TCCL_CONFIG_MAGIC, TCCL_VERSION_CODE, TCCL_CONFIG_UNDEF_INT,          \
-        TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_PTR, TCCL_CONFIG_UNDEF_PTR \
+        TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_INT, TCCL_CONFIG_UNDEF_PTR, TCCL_CONFIG_UNDEF_PTR, \
+        TCCL_CONFIG_UNDEF_INT                                                                    \
   }
 
 /* ---- version and errors ---- */
@@ -108,8 +114,9 @@ tcclResult_t tcclGetUniqueId(tcclUniqueId* uniqueId);
 tcclResult_t tcclCommInitRank(tcclComm_t* comm, int nranks, tcclUniqueId commId, int rank);
 tcclResult_t tcclCommInitRankConfig(tcclComm_t* comm, int nranks, tcclUniqueId commId, int rank,
                                     tcclConfig_t* config);
-/* Creates ndev communicators in this process, one per rank, ranks as threads. devlist must be
- * NULL (host memory) in this version. */
+/* Creates ndev communicators in this process, one per rank, ranks as threads. devlist NULL: host
+ * memory; otherwise rank i is a CUDA communicator on device devlist[i] (several ranks may share a
+ * device). */
 tcclResult_t tcclCommInitAll(tcclComm_t* comms, int ndev, const int* devlist);
 /* Reads the launcher's environment (torchrun, Open MPI, Slurm, PMI) and joins that job. */
 tcclResult_t tcclCommInitFromEnv(tcclComm_t* comm, tcclConfig_t* config);

@@ -20,6 +20,7 @@ struct Call {
   const char* fn;
   std::shared_ptr<Communicator> comm;
   HostStream* stream = nullptr;
+  void* cudaStream = nullptr;  // CUDA communicators: the cudaStream_t (NULL: the legacy default stream)
   size_t es = 0;
 };
 
@@ -28,7 +29,8 @@ struct Call {
 Status Begin(Call& c, tcclComm_t comm, tcclStream_t stream, tcclDataType_t dt, size_t count, bool blocksPerRank) {
   TCCL_RETURN_IF_ERROR(AcquireComm(comm, c.fn, &c.comm));
   if (c.comm->aborted()) return InvalidUsage("%s: the communicator was aborted", c.fn);
-  TCCL_RETURN_IF_ERROR(CheckStream(stream, c.fn, &c.stream));
+  if (c.comm->device()) c.cudaStream = stream;  // a cudaStream_t, not a host stream
+  else TCCL_RETURN_IF_ERROR(CheckStream(stream, c.fn, &c.stream));
   if (!ValidDtype(dt)) return InvalidArgument("%s: datatype %d is not a tcclDataType_t", c.fn, (int)dt);
   c.es = DtypeSize(dt);
   size_t multiple = blocksPerRank ? (size_t)c.comm->nranks() : 1;
@@ -50,11 +52,18 @@ Status CheckRoot(const Call& c, int root) {
 
 Status NeedBuf(const Call& c, const void* p, const char* name, size_t count) {
   if (count && !p) return InvalidArgument("%s: %s is NULL", c.fn, name);
+  if (count && c.comm->device() && !c.comm->device()->Addressable(p))
+    return InvalidArgument("%s: %s (%p) is not memory CUDA device %d can address (a CUDA communicator takes device, "
+                           "managed or registered host memory)",
+                           c.fn, name, p, c.comm->cudaDevice());
   return Status::Ok();
 }
 
 // Runs now (NULL stream), enqueues on a host stream, or joins the current group.
 Status Submit(const Call& c, const CollArgs& a, tcclDataType_t dt, const void* send, void* recv) {
+  // CUDA communicators enqueue on the CUDA stream and return, inside a group too: enqueueing never
+  // waits for peers, so issuing at once keeps group semantics (docs/gpu.md).
+  if (c.comm->device()) return c.comm->device()->Enqueue(a, dt, send, recv, c.cudaStream);
   // The common case first, without copying the communicator's shared pointer into a closure
   // (two atomic reference-count updates: a tenth of an 8-byte call's software time).
   if (!c.stream && !InGroup()) return c.comm->RunCollective(a, dt, send, recv);
@@ -182,6 +191,10 @@ static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, t
   TCCL_RETURN_IF_ERROR(Begin(c, comm, stream, dt, count, false));
   if (peer < 0 || peer >= c.comm->nranks())
     return InvalidArgument("%s: peer %d is outside [0, %d)", fn, peer, c.comm->nranks());
+  if (c.comm->device())
+    return InvalidUsage("%s: send/recv on CUDA communicators is not implemented in this version (collectives are; "
+                        "see docs/gpu.md)",
+                        fn);
   TCCL_RETURN_IF_ERROR(NeedBuf(c, buf, send ? "sendbuff" : "recvbuff", count));
   P2POp op{send, peer, buf, count * c.es};
   if (InGroup()) {

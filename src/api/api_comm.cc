@@ -92,7 +92,11 @@ tcclResult_t tcclCommInitAll(tcclComm_t* comms, int ndev, const int* devlist) {
   return ApiCall([&]() -> Status {
     if (!comms) return InvalidArgument("tcclCommInitAll: comms is NULL");
     if (ndev < 1) return InvalidArgument("tcclCommInitAll: ndev must be at least 1, got %d", ndev);
-    if (devlist) return InvalidArgument("tcclCommInitAll: devlist must be NULL (host memory) in this build");
+    for (int r = 0; devlist && r < ndev; ++r)
+      if (devlist[r] < TCCL_CUDA_DEVICE_CURRENT)
+        return InvalidArgument("tcclCommInitAll: devlist[%d] = %d is not a CUDA device ordinal (or -1 host memory, "
+                               "-2 the current device)",
+                               r, devlist[r]);
     tcclUniqueId id;
     if (tcclGetUniqueId(&id) != tcclSuccess) return SystemError("%s", LastError());
     std::vector<Status> results(ndev);
@@ -100,7 +104,9 @@ tcclResult_t tcclCommInitAll(tcclComm_t* comms, int ndev, const int* devlist) {
     for (int r = 0; r < ndev; ++r)
       threads.emplace_back([&, r] {
         try {
-          results[r] = InitRank(&comms[r], ndev, id, r, nullptr);
+          tcclConfig_t config = TCCL_CONFIG_INITIALIZER;
+          if (devlist) config.cudaDevice = devlist[r];
+          results[r] = InitRank(&comms[r], ndev, id, r, devlist ? &config : nullptr);
         } catch (const std::exception& e) {
           results[r] = InternalError("%s", e.what());
         }
@@ -231,7 +237,7 @@ tcclResult_t tcclCommCuDevice(const tcclComm_t comm, int* device) {
     std::shared_ptr<Communicator> c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommCuDevice", &c));
     if (!device) return InvalidArgument("tcclCommCuDevice: device is NULL");
-    *device = -1;
+    *device = c->cudaDevice();
     return Status::Ok();
   });
 }

@@ -74,8 +74,14 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
       return InvalidArgument("config blocking must be 0 or 1, got %d", config->blocking);
     if (config->size >= offsetof(tcclConfig_t, commName) + sizeof(config->commName) && config->commName)
       s.name = config->commName;
-    if (config->size >= sizeof(tcclConfig_t) && config->algo) s.algo = config->algo;
+    if (config->size >= offsetof(tcclConfig_t, algo) + sizeof(config->algo) && config->algo) s.algo = config->algo;
+    if (config->size >= offsetof(tcclConfig_t, cudaDevice) + sizeof(config->cudaDevice) &&
+        config->cudaDevice != TCCL_CONFIG_UNDEF_INT)
+      s.cudaDevice = config->cudaDevice;
   }
+  if (s.cudaDevice != TCCL_CONFIG_UNDEF_INT && s.cudaDevice < TCCL_CUDA_DEVICE_CURRENT)
+    return InvalidArgument("the memory domain (cudaDevice / TCCL_CUDA_DEVICE) must be -1 (host memory), -2 (the "
+                           "current CUDA device) or a device ordinal, got %d", s.cudaDevice);
   if (s.timeoutSec <= 0) return InvalidArgument("TCCL_TIMEOUT must be a positive number of seconds");
   *out = s;
   return Status::Ok();
@@ -91,7 +97,15 @@ Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId,
   c->settings_ = settings;
   if (c->settings_.name.empty()) c->settings_.name = Hex(commId).substr(0, 8);
   auto boot = std::make_unique<Bootstrap>(std::move(store), "c" + Hex(commId), rank, nranks, settings.timeoutSec);
+  if (c->settings_.cudaDevice == TCCL_CONFIG_UNDEF_INT) c->settings_.cudaDevice = (int)ParamInt("CUDA_DEVICE");
+  if (c->settings_.cudaDevice < TCCL_CUDA_DEVICE_CURRENT)
+    return InvalidArgument("TCCL_CUDA_DEVICE must be -1 (host memory), -2 (the current CUDA device) or a device "
+                           "ordinal, got %d", c->settings_.cudaDevice);
   TCCL_RETURN_IF_ERROR(c->Setup(std::move(boot), secret));
+  // A CUDA communicator: the host part above is its control plane (bootstrap, failure records,
+  // host transports for staging across hosts); the device part adds device memory and kernels.
+  if (c->settings_.cudaDevice != TCCL_HOST_MEMORY)
+    TCCL_RETURN_IF_ERROR(CreateDeviceComm(c.get(), c->settings_.cudaDevice, &c->device_));
   *out = std::move(c);
   return Status::Ok();
 }
@@ -207,9 +221,10 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   if (rank_ == 0 || LogEnabled(LogLevel::Info, kLogInit)) {
     const char* det = settings_.determinism == tcclDeterminismStrict ? "strict" : "run";
     TCCL_INFO(kLogInit,
-              "tccl %d.%d.%d init: %s rank %d nranks %d, memory domain host, transports shm:%zu tcp:%zu, "
+              "tccl %d.%d.%d init: %s rank %d nranks %d, memory domain %s, transports shm:%zu tcp:%zu, "
               "determinism %s, kernels %s, %d cores%s, timeout %.0f s",
-              TCCL_MAJOR, TCCL_MINOR, TCCL_PATCH, Describe().c_str(), rank_, nranks_, local.size() - 1,
+              TCCL_MAJOR, TCCL_MINOR, TCCL_PATCH, Describe().c_str(), rank_, nranks_,
+              settings_.cudaDevice == TCCL_HOST_MEMORY ? "host" : "cuda (device part: next line)", local.size() - 1,
               remote.size(), det, IsaName(BestIsa()), cores, oversubscribed ? " (oversubscribed: no spinning)" : "",
               settings_.timeoutSec);
   }
@@ -272,6 +287,8 @@ void Communicator::Fail(const Status& st) {
   boot_->store()->Set(FailKey(rank_), st.message().substr(0, 4000), Deadline::After(kFailRecordWaitSec));
   for (auto& c : conns_)
     if (c) c->Shutdown();
+  // Device work of this rank that waits for peers is released (it completes without data).
+  if (device_) device_->Release();
   if (!aborted()) TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str());
 }
 
@@ -455,6 +472,7 @@ Status Communicator::Split(int color, int key, const CommSettings& settings, std
   uint64_t childId = Mix64(commId_ ^ Mix64(splitSeq * 0x100000001ull + (uint32_t)color));
   CommSettings s = settings;
   if (s.name.empty()) s.name = settings_.name + "/" + std::to_string(color);
+  if (s.cudaDevice == TCCL_CONFIG_UNDEF_INT) s.cudaDevice = cudaDevice();  // the child stays in our domain
   return Create(boot_->store(), childId, secret_, newRank, (int)members.size(), s, out);
 }
 

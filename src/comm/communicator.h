@@ -15,6 +15,7 @@
 #include "comm/flight_recorder.h"
 #include "comm/peer_monitor.h"
 #include "comm/plan_cache.h"
+#include "device/device_comm.h"
 #include "exec/executor.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/transport.h"
@@ -28,6 +29,9 @@ struct CommSettings {
   tcclDeterminism_t determinism = tcclDeterminismStrict;
   std::string name;
   std::string algo;  // TCCL_ALGO grammar; from the config, else the parameter
+  // Memory domain: TCCL_HOST_MEMORY, a CUDA device, TCCL_CUDA_DEVICE_CURRENT (resolved at init).
+  // Before Resolve: undefined, so that a split inherits its parent's domain.
+  int cudaDevice = TCCL_CONFIG_UNDEF_INT;
   static Status Resolve(const tcclConfig_t* config, CommSettings* out);
 };
 
@@ -64,6 +68,19 @@ class Communicator {
   void SetAsyncError(const Status& st);
   tcclResult_t asyncError() const { return asyncError_.load(); }
   std::string DescribePeer(int r) const;
+  // ---- for the device (CUDA) part of a communicator ----
+  // The memory domain: TCCL_HOST_MEMORY or the CUDA device ordinal.
+  int cudaDevice() const { return device_ ? device_->device() : TCCL_HOST_MEMORY; }
+  DeviceComm* device() const { return device_.get(); }
+  const PeerInfo& peer(int r) const { return peers_[r]; }
+  Bootstrap& bootstrap() { return *boot_; }
+  const CommSettings& settings() const { return settings_; }
+  // A failure another local rank reported, or a local peer that exited (ok while all are well).
+  Status CheckPeers() { return Health(true); }
+  // The first failure, or ok (public for the device part: its calls return it).
+  Status Usable() const { return Broken(); }
+  // Records the first failure, tells the peers, dumps the flight recorder (see Fail below).
+  void ReportFailure(const Status& st) { Fail(st); }
   std::string Describe() const;  // "comm 'name' (id 0x..., rank 2 of 4)"
 
  private:
@@ -111,6 +128,7 @@ class Communicator {
   uint64_t splitSeq_ = 0;
   std::atomic<bool> aborted_{false};
   std::atomic<tcclResult_t> asyncError_{tcclSuccess};
+  std::unique_ptr<DeviceComm> device_;  // CUDA communicators only; destroyed first (declared last)
 };
 
 }  // namespace tccl

@@ -23,6 +23,13 @@ static const ParamInfo kParams[] = {
      "matches the default watchdog of PyTorch process groups, long enough for slow job starts."},
     {"DETERMINISM", ParamType::String, "strict",
      "Determinism level: strict (canonical order) or run (same bits run to run)."},
+    {"CUDA_DEVICE", ParamType::Int, "-1",
+     "Memory domain of new communicators whose config leaves cudaDevice undefined: -1 host memory, "
+     "-2 the calling thread's current CUDA device, N device N (docs/gpu.md)."},
+    {"CUDA_AREA_BYTES", ParamType::Int, "33554432",
+     "Bytes of each of the two device areas per rank of a CUDA communicator (the IPC window; the "
+     "pinned staging buffers across hosts). A round moves at most this much per rank; 32 MiB keeps "
+     "the barriers of a round (~15 us with MPS) under 10% of the round at H100 memory bandwidth."},
     {"ALGO", ParamType::String, "",
      "Algorithm override, NCCL grammar: 'ring;allreduce:ring', '^' excludes. Empty: automatic."},
     {"CHUNK_BYTES", ParamType::Int, "131072",

@@ -34,6 +34,7 @@ TCCL_DEFINE_STATUS_MAKER(SystemError, tcclSystemError)
 TCCL_DEFINE_STATUS_MAKER(InternalError, tcclInternalError)
 TCCL_DEFINE_STATUS_MAKER(RemoteError, tcclRemoteError)
 TCCL_DEFINE_STATUS_MAKER(Timeout, tcclTimeout)
+TCCL_DEFINE_STATUS_MAKER(DeviceError, tcclUnhandledDeviceError)
 
 static thread_local std::string t_lastError;
 

@@ -33,6 +33,7 @@ Status SystemError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 Status InternalError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 Status RemoteError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 Status Timeout(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+Status DeviceError(const char* fmt, ...) __attribute__((format(printf, 1, 2)));  // tcclUnhandledDeviceError
 
 // Propagate a failed Status to the caller.
 #define TCCL_RETURN_IF_ERROR(expr)       \
