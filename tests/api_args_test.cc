@@ -196,7 +196,8 @@ TEST(Api, InitArguments) {
   tcclUniqueId zero;
   memset(&zero, 0, sizeof(zero));
   EXPECT_REJECTED(tcclCommInitRank(&c, 1, zero, 0), tcclInvalidArgument, "unique id");
-  EXPECT_REJECTED(tcclCommInitAll(&c, 1, (const int*)&c), tcclInvalidArgument, "devlist");
+  const int badDevices[2] = {0, -7};
+  EXPECT_REJECTED(tcclCommInitAll(&c, 2, badDevices), tcclInvalidArgument, "devlist[1]");
   EXPECT_REJECTED(tcclGetUniqueId(nullptr), tcclInvalidArgument, "NULL");
   EXPECT_REJECTED(tcclGroupEnd(), tcclInvalidUsage, "without a matching");
 }

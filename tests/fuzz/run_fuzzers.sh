@@ -10,7 +10,7 @@ bld=${1:-$src/build-fuzz}
 secs=${2:-20}
 mkdir -p "$bld"
 targets="fuzz_store_protocol fuzz_tcp_hello fuzz_op_tag fuzz_config"
-CC=clang CXX=clang++ cmake -S "$src" -B "$bld" -G Ninja -DTCCL_BUILD_FUZZERS=ON \
+CC=clang CXX=clang++ cmake -S "$src" -B "$bld" -G Ninja -DTCCL_BUILD_FUZZERS=ON -DTCCL_ENABLE_CUDA=OFF \
   -DTCCL_SANITIZE=address,undefined -DTCCL_ENABLE_MPI=OFF -DTCCL_ENABLE_HWLOC=OFF > "$bld/configure.log" 2>&1 ||
   { cat "$bld/configure.log"; exit 1; }
 cmake --build "$bld" --target $targets

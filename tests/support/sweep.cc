@@ -72,6 +72,34 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
       const size_t off = opt.unaligned ? 1 : 0;
       size_t elems = std::max(s.sendElems, s.recvElems);
       std::vector<unsigned char> sendStore(elems * es + 16), recvStore(elems * es + 16);
+      // Device copies of the two stores (same offsets), for CUDA communicators.
+      void *dSend = nullptr, *dRecv = nullptr;
+      struct DeviceFree {
+        const DeviceHooks* h;
+        void** a;
+        void** b;
+        ~DeviceFree() {
+          if (h && *a) h->release(*a);
+          if (h && *b) h->release(*b);
+        }
+      } deviceFree{opt.device, &dSend, &dRecv};
+      auto onDevice = [&](const void* p) -> void* {
+        auto* b = static_cast<const unsigned char*>(p);
+        if (!p) return nullptr;
+        if (b >= sendStore.data() && b < sendStore.data() + sendStore.size())
+          return static_cast<unsigned char*>(dSend) + (b - sendStore.data());
+        return static_cast<unsigned char*>(dRecv) + (b - recvStore.data());
+      };
+      auto runOn = [&](const perf::Coll& cc, const void* send, void* recv, const perf::Shape& sh, tcclDataType_t t,
+                       tcclRedOp_t o, int rt) -> tcclResult_t {
+        if (!opt.device) return run(cc, send, recv, sh, t, o, rt);
+        opt.device->toDevice(dSend, sendStore.data(), sendStore.size());
+        opt.device->toDevice(dRecv, recvStore.data(), recvStore.size());
+        tcclResult_t rc = cc.run(onDevice(send), onDevice(recv), sh, t, o, rt, comm, opt.device->stream);
+        if (rc == tcclSuccess) rc = opt.device->sync(opt.device->stream);
+        opt.device->toHost(recvStore.data(), dRecv, recvStore.size());
+        return rc;
+      };
       for (tcclRedOp_t op : ops) {
         for (bool inPlace : {false, true}) {
           if (inPlace && std::string(c.name) == "sendrecv") continue;
@@ -89,8 +117,15 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
             if (hasInput) perf::FillInput(send, s.sendElems, 0, dt, op, rank, seed);
           };
           std::string what = Describe(c, count, dt, op, root, inPlace);
+          if (opt.device) {
+            if (!dSend) {
+              dSend = opt.device->alloc(sendStore.size());
+              dRecv = opt.device->alloc(recvStore.size());
+            }
+            if (!dSend || !dRecv) return {what + ": device allocation failed"};
+          }
           prepare();
-          tcclResult_t rc = run(c, send, recv, s, dt, op, root);
+          tcclResult_t rc = runOn(c, send, recv, s, dt, op, root);
           if (rc != tcclSuccess) {
             failures.push_back(what + ": " + tcclGetErrorString(rc) + ": " + tcclGetLastError(comm));
             return failures;  // the ranks may now disagree about what comes next
@@ -104,12 +139,12 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
             std::vector<unsigned char> first(s.recvElems * es);
             if (!first.empty()) memcpy(first.data(), recv, first.size());
             prepare();
-            rc = run(c, send, recv, s, dt, op, root);
+            rc = runOn(c, send, recv, s, dt, op, root);
             if (rc != tcclSuccess || (!first.empty() && memcmp(first.data(), recv, first.size()) != 0))
               failures.push_back(what + ": a repeated call gave different bits");
           } else if (c.reduces && !exactType && opt.checkRepeatable) {
             prepare();
-            run(c, send, recv, s, dt, op, root);  // keep every rank in step
+            runOn(c, send, recv, s, dt, op, root);  // keep every rank in step
           }
           // Guard bytes around the output must be untouched.
           if (!inPlace && opt.unaligned && recvStore[0] != 0xA5)

@@ -10,6 +10,18 @@
 
 namespace tccl_test {
 
+// Device memory for a sweep on a CUDA communicator, given as functions so that this library needs no
+// CUDA (tests/gpu supplies them). The sweep keeps its host buffers as the reference copy: before
+// each call it copies them to device buffers of the same layout, and copies the output back after.
+struct DeviceHooks {
+  void* (*alloc)(size_t bytes) = nullptr;
+  void (*release)(void* p) = nullptr;
+  void (*toDevice)(void* dst, const void* src, size_t bytes) = nullptr;
+  void (*toHost)(void* dst, const void* src, size_t bytes) = nullptr;
+  tcclResult_t (*sync)(void* stream) = nullptr;  // waits for the stream; tcclSuccess or an error
+  void* stream = nullptr;                        // the cudaStream_t every call is issued on
+};
+
 struct SweepOptions {
   std::vector<size_t> counts = {0, 1, 7, 1009};
   std::vector<size_t> largeCounts = {1 << 20};  // run only for largeTypes with sum
@@ -24,6 +36,8 @@ struct SweepOptions {
   bool checkRepeatable = true;
   // Issue every call on a host stream and synchronize, instead of blocking calls.
   bool useStream = false;
+  // Run on device buffers (a CUDA communicator).
+  const DeviceHooks* device = nullptr;
 };
 
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt);
