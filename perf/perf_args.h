@@ -21,6 +21,7 @@ struct Args {
   int root = 0;            // -r (-1: every root)
   int average = 1;         // -a: 0 rank 0, 1 mean, 2 min, 3 max
   std::string json;        // -J file
+  int cudaDevice = -1;     // -D: buffers on this CUDA device (a CUDA communicator); -1 host memory
 };
 
 // Returns "" on success, else the error to print.

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "perf/perf_args.h"
 #include "perf/perf_colls.h"
 #include "perf/perf_data.h"
+#include "perf/perf_device.h"
 #include "tccl/tccl.h"
 
 using namespace perf;
@@ -23,7 +25,9 @@ using namespace perf;
 namespace {
 
 struct Job {
-  tcclComm_t comm = nullptr;
+  tcclComm_t comm = nullptr;      // host memory: barriers, timing aggregates, result counts
+  tcclComm_t measured = nullptr;  // the communicator measured: comm, or a CUDA split of it (-D)
+  DeviceBuffers* dev = nullptr;   // -D: device copies of the buffers
   int rank = 0, nranks = 1;
   FILE* json = nullptr;
 };
@@ -88,11 +92,38 @@ Result Measure(const Coll& c, const Args& args, Job& job, size_t bytes, tcclData
   Shape s = c.shape(bytes, es, job.nranks);
   uint64_t seed = bytes * 1315423911ull + dt * 31 + op;
   void *send = nullptr, *recv = nullptr;
+  // With -D the host buffers are the reference copy: the call gets device pointers at the same
+  // offsets, and the device buffers are refreshed from the host ones before each checked call.
+  const size_t span = std::max(s.sendElems, s.recvElems) * es;
+  auto onDevice = [&](void* p) -> void* {
+    if (!job.dev) return p;
+    auto* b = static_cast<unsigned char*>(p);
+    auto* sb = static_cast<unsigned char*>(sendBase);
+    if (b >= sb && b <= sb + span) return static_cast<unsigned char*>(job.dev->send()) + (b - sb);
+    return static_cast<unsigned char*>(job.dev->recv()) + (b - static_cast<unsigned char*>(recvBase));
+  };
+  auto upload = [&] {
+    if (!job.dev) return;
+    job.dev->ToDevice(job.dev->send(), sendBase, span);
+    job.dev->ToDevice(job.dev->recv(), recvBase, span);
+  };
+  void* stream = job.dev ? job.dev->stream() : nullptr;
+  auto sync = [&] {
+    if (job.dev && !job.dev->Sync()) {
+      fprintf(stderr, "tessera-perf rank %d: the device stream failed: %s\n", job.rank, tcclGetLastError(job.measured));
+      exit(1);
+    }
+  };
   PrepareInput(c, s, dt, op, root, job, inPlace, sendBase, recvBase, &send, &recv, seed);
-  for (int i = 0; i < args.warmup; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
+  upload();
+  for (int i = 0; i < args.warmup; ++i)
+    CHECK_TCCL(c.run(onDevice(send), onDevice(recv), s, dt, op, root, job.measured, stream));
+  sync();
   Barrier(job);
   double t0 = Now();
-  for (int i = 0; i < args.iters; ++i) CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
+  for (int i = 0; i < args.iters; ++i)
+    CHECK_TCCL(c.run(onDevice(send), onDevice(recv), s, dt, op, root, job.measured, stream));
+  sync();
   double local = (Now() - t0) / args.iters;
   double t = Aggregate(job, local, args.average);
   r.timeUs = t * 1e6;
@@ -100,7 +131,10 @@ Result Measure(const Coll& c, const Args& args, Job& job, size_t bytes, tcclData
   r.busbw = r.algbw * c.busFactor(job.nranks);
   if (args.check) {
     PrepareInput(c, s, dt, op, root, job, inPlace, sendBase, recvBase, &send, &recv, seed);
-    CHECK_TCCL(c.run(send, recv, s, dt, op, root, job.comm, nullptr));
+    upload();
+    CHECK_TCCL(c.run(onDevice(send), onDevice(recv), s, dt, op, root, job.measured, stream));
+    sync();
+    if (job.dev) job.dev->ToHost(recvBase, job.dev->recv(), span);
     CheckResult cr = CheckOutput(c, recv, s, dt, op, job.rank, job.nranks, root, seed);
     r.wrong = SumAll(job, cr.wrong);
     r.det = SumAll(job, cr.det);
@@ -154,6 +188,7 @@ int main(int argc, char** argv) {
   }
   tcclCommUserRank(job.comm, &job.rank);
   tcclCommCount(job.comm, &job.nranks);
+  job.measured = job.comm;
   if (job.rank == 0 && !args.json.empty()) job.json = fopen(args.json.c_str(), "w");
 
   const bool hasInPlace = std::string(coll->name) != "sendrecv";
@@ -161,6 +196,25 @@ int main(int argc, char** argv) {
   perf::Shape biggest = coll->shape(args.maxBytes, 1, job.nranks);
   size_t maxBufBytes = std::max(biggest.sendElems, biggest.recvElems) + 64;
   std::vector<unsigned char> sendBuf(maxBufBytes), recvBuf(maxBufBytes);
+  std::unique_ptr<DeviceBuffers> devBufs;
+  double memcpyGBps = 0;
+  if (args.cudaDevice >= 0) {
+    std::string err;
+    devBufs = DeviceBuffers::Create(args.cudaDevice, maxBufBytes, &err);
+    if (!devBufs) {
+      fprintf(stderr, "tessera-perf rank %d: %s\n", job.rank, err.c_str());
+      return 1;
+    }
+    job.dev = devBufs.get();
+    tcclConfig_t config = TCCL_CONFIG_INITIALIZER;
+    config.cudaDevice = args.cudaDevice;
+    CHECK_TCCL(tcclCommSplit(job.comm, 0, job.rank, &job.measured, &config));
+    // The device's own copy rate, measured now by rank 0 alone (the others wait): the yardstick
+    // for the bandwidth columns (docs/gpu.md, "bytes-moved model").
+    Barrier(job);
+    if (job.rank == 0) memcpyGBps = job.dev->MemcpyGBps(args.maxBytes);
+    Barrier(job);
+  }
 
   // Header, as nccl-tests prints it.
   int64_t pid = getpid();
@@ -170,10 +224,15 @@ int main(int argc, char** argv) {
     char host[256] = {0};
     gethostname(host, sizeof(host) - 1);
     printf("# tessera-perf %s: nranks %d minBytes %zu maxBytes %zu step: %g(%s) warmup iters: %d iters: %d "
-           "validation: %d\n#\n# Using host memory\n",
+           "validation: %d\n#\n# Using %s memory\n",
            coll->name, job.nranks, args.minBytes, args.maxBytes, args.factor ? args.factor : (double)args.increment,
-           args.factor ? "factor" : "bytes", args.warmup, args.iters, args.check);
-    for (int r = 0; r < job.nranks; ++r) printf("#  Rank %2d Pid %7lld on %s (host memory)\n", r, (long long)pids[r], host);
+           args.factor ? "factor" : "bytes", args.warmup, args.iters, args.check, job.dev ? "CUDA device" : "host");
+    for (int r = 0; r < job.nranks; ++r)
+      printf("#  Rank %2d Pid %7lld on %s (%s)\n", r, (long long)pids[r], host,
+             job.dev ? ("CUDA device " + std::to_string(args.cudaDevice)).c_str() : "host memory");
+    if (job.dev)
+      printf("#\n# Device-to-device cudaMemcpy of %zu bytes (rank 0 alone): %.1f GB/s, counting bytes read + written\n",
+             args.maxBytes, memcpyGBps);
     printf("#\n");
     printf("# %70s %-40s %s\n", "", "out-of-place", hasInPlace ? "in-place" : "");
     printf("# %10s  %12s  %8s  %6s  %6s  %9s  %6s  %6s  %6s  %5s  %9s  %6s  %6s  %6s  %5s\n", "size", "count", "type",
@@ -191,6 +250,8 @@ int main(int argc, char** argv) {
     if (stop) break;
   }
   int64_t totalWrong = 0;
+  double lastTimeUs = 0;
+  size_t lastBytes = 0;
   double busSum = 0;
   int busCount = 0;
   std::vector<int> roots;
@@ -216,6 +277,8 @@ int main(int argc, char** argv) {
           Result i;
           if (hasInPlace) i = Measure(*coll, args, job, bytes, dt, op, root < 0 ? 0 : root, true, sendBuf.data(), recvBuf.data(), es);
           totalWrong += std::max<int64_t>(0, o.wrong) + std::max<int64_t>(0, i.wrong);
+          lastTimeUs = o.timeUs;
+          lastBytes = s.bytes;
           busSum += o.busbw + (hasInPlace ? i.busbw : 0);
           busCount += hasInPlace ? 2 : 1;
           const char* redop = coll->reduces ? OpNameOf(op) : "none";
@@ -233,8 +296,18 @@ int main(int argc, char** argv) {
   if (job.rank == 0) {
     printf("# Out of bounds values : %lld %s\n", (long long)totalWrong, totalWrong ? "FAILED" : "OK");
     printf("# Avg bus bandwidth    : %g \n#\n", busCount ? busSum / busCount : 0.0);
+    if (job.dev && std::string(coll->name) == "all_reduce" && lastTimeUs > 0) {
+      // Ranks sharing one device: every rank must read its input and write its output once, so
+      // an all-reduce moves at least 2 x nranks x size bytes through device memory.
+      double minGBps = 2.0 * job.nranks * lastBytes / (lastTimeUs * 1e-6) / 1e9;
+      printf("# Bytes-moved model at %zu bytes (out of place): %d ranks x (read input + write output) = %.1f GB/s, "
+             "%.0f%% of the device memcpy rate\n",
+             lastBytes, job.nranks, minGBps, memcpyGBps > 0 ? 100.0 * minGBps / memcpyGBps : 0.0);
+    }
   }
   if (job.json) fclose(job.json);
+  if (job.measured != job.comm) tcclCommDestroy(job.measured);
+  devBufs.reset();
   tcclCommDestroy(job.comm);
   return totalWrong ? 1 : 0;
 }
