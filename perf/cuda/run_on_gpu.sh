@@ -26,6 +26,9 @@ if [[ " $STEPS " == *" tests "* ]]; then
     step gpu_process_$n 90 "$BIN/tessera-run" -n $n "$BIN/tccl_gpu_process_tests"
   done
   step gpu_split_hosts_3 90 "$BIN/tessera-run" -n 3 "$BIN/tccl_gpu_process_tests" --split-hosts
+  # Many pipelined staging rounds per call (64 KiB areas).
+  step gpu_split_hosts_3_small 90 env TCCL_CUDA_AREA_BYTES=65536 "$BIN/tessera-run" -n 3 \
+    "$BIN/tccl_gpu_process_tests" --split-hosts
   for f in "$OUT"/gpu_process_*.log "$OUT"/gpu_split_*.log; do echo "=== $(basename "$f")"; cat "$f"; done \
     > "$OUT/gpu_processes.txt"
   rm -f "$OUT"/gpu_process_*.log "$OUT"/gpu_split_*.log

@@ -1,8 +1,9 @@
 // Collectives of a CUDA communicator whose ranks span hosts: each round copies the device data into
 // pinned host memory, runs the host collective over the host transports (shared memory, TCP) from
 // a stream callback, and copies the result back, all in stream order (so the call still returns at
-// once, and a CUDA graph can capture it). Rounds are bounded by the pinned buffers' size. The copy
-// of one round and the network transfer of the next do not overlap yet (docs/gpu.md).
+// once, and a CUDA graph can capture it). Rounds alternate between two pinned slots and run on
+// three streams, so one round's network transfer overlaps the next round's copy to the host and
+// the previous round's copy back (docs/gpu.md).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -32,14 +33,21 @@ class HostStaging {
   Status Enqueue(const CollArgs& a, tcclDataType_t dt, const void* send, void* recv, cudaStream_t stream);
 
  private:
+  struct Slot {
+    char* send = nullptr;  // pinned
+    char* recv = nullptr;  // pinned
+    cudaEvent_t copiedIn = nullptr, reduced = nullptr, copiedOut = nullptr;
+  };
   HostStaging() = default;
-  Status HostCall(const CollArgs& a, tcclDataType_t dt, const void* send, void* recv, cudaStream_t stream);
+  Status HostCall(const CollArgs& a, tcclDataType_t dt, const void* send, void* recv, bool captured);
 
   Communicator* host_ = nullptr;
   std::shared_ptr<StagingLink> link_;
-  char* sendStage_ = nullptr;  // pinned
-  char* recvStage_ = nullptr;  // pinned
-  size_t bytes_ = 0;
+  Slot slots_[2];
+  size_t slotBytes_ = 0;
+  cudaEvent_t started_ = nullptr;
+  cudaStream_t copyStream_ = nullptr;  // device -> host copies
+  cudaStream_t hostStream_ = nullptr;  // host collectives (stream callbacks)
 };
 
 }  // namespace tccl
