@@ -62,8 +62,8 @@ PeerMonitor::~PeerMonitor() {
 Status PeerMonitor::Check(const std::function<std::string(int)>& describePeer, bool force) {
   if (watched_.empty()) return Status::Ok();
   double now = NowSeconds();
-  if (!force && (now - lastCheck_) * 1000 < kCheckIntervalMs) return Status::Ok();
-  lastCheck_ = now;
+  if (!force && (now - lastCheck_.load(std::memory_order_relaxed)) * 1000 < kCheckIntervalMs) return Status::Ok();
+  lastCheck_.store(now, std::memory_order_relaxed);
   for (auto& w : watched_) {
     bool exited;
     if (w.pidfd >= 0) {

@@ -7,6 +7,7 @@
 // itself; Diagnose() names it when an operation times out.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,7 +44,8 @@ class PeerMonitor {
     int pidfd;  // -1 where pidfd_open is unavailable: then kill(pid, 0) is used
   };
   std::vector<Watched> watched_;
-  double lastCheck_ = 0;
+  // Atomic: a CUDA communicator's watchdog checks the peers while a staged host collective may.
+  std::atomic<double> lastCheck_{0};
 };
 
 // This process's pid namespace, for deciding whether a peer's pid can be watched.
