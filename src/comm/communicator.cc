@@ -1,5 +1,6 @@
 #include "comm/communicator.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -271,7 +272,22 @@ Status Communicator::Explain(const Status& st, int peer) {
   if (cause.ok() && boot_->store()->Get(FailKey(peer), Deadline::After(kFailRecordWaitSec), &record).ok())
     return Status(st.code(), st.message() + "; it had failed first: " + record);
   if (cause.ok()) cause = Health(true);
-  return cause.ok() ? st : Status(cause.code(), st.message() + "; cause: " + cause.message());
+  if (!cause.ok()) return Status(cause.code(), st.message() + "; cause: " + cause.message());
+  // No record (a killed rank writes none, and the store dies with the rank that hosts it): name
+  // the other peers whose TCP connections are closed too. A peer that failed first is among them
+  // (the one we lost may only have been relaying its failure).
+  std::string closed;
+  int nclosed = 0;
+  for (int r = 0; r < nranks_; ++r) {
+    if (r == rank_ || r == peer || !conns_[r] || conns_[r]->PollFd() < 0) continue;
+    pollfd p{conns_[r]->PollFd(), POLLRDHUP, 0};
+    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+      closed += (nclosed++ ? "; " : "") + DescribePeer(r);
+  }
+  if (!closed.empty())
+    return Status(st.code(), st.message() + "; the connection" + (nclosed > 1 ? "s" : "") + " from " + closed +
+                                 " closed too (no failure record could be read)");
+  return st;
 }
 
 void Communicator::Fail(const Status& st) {
