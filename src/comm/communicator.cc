@@ -80,9 +80,6 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
         config->cudaDevice != TCCL_CONFIG_UNDEF_INT)
       s.cudaDevice = config->cudaDevice;
   }
-  if (s.cudaDevice != TCCL_CONFIG_UNDEF_INT && s.cudaDevice < TCCL_CUDA_DEVICE_CURRENT)
-    return InvalidArgument("the memory domain (cudaDevice / TCCL_CUDA_DEVICE) must be -1 (host memory), -2 (the "
-                           "current CUDA device) or a device ordinal, got %d", s.cudaDevice);
   if (s.timeoutSec <= 0) return InvalidArgument("TCCL_TIMEOUT must be a positive number of seconds");
   *out = s;
   return Status::Ok();
@@ -98,10 +95,12 @@ Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId,
   c->settings_ = settings;
   if (c->settings_.name.empty()) c->settings_.name = Hex(commId).substr(0, 8);
   auto boot = std::make_unique<Bootstrap>(std::move(store), "c" + Hex(commId), rank, nranks, settings.timeoutSec);
+  // The memory domain: the config's, else the parent's (split), else the parameter; checked once here.
   if (c->settings_.cudaDevice == TCCL_CONFIG_UNDEF_INT) c->settings_.cudaDevice = (int)ParamInt("CUDA_DEVICE");
   if (c->settings_.cudaDevice < TCCL_CUDA_DEVICE_CURRENT)
-    return InvalidArgument("TCCL_CUDA_DEVICE must be -1 (host memory), -2 (the current CUDA device) or a device "
-                           "ordinal, got %d", c->settings_.cudaDevice);
+    return InvalidArgument("the memory domain (tcclConfig_t.cudaDevice or TCCL_CUDA_DEVICE) must be -1 (host memory), "
+                           "-2 (the current CUDA device) or a device ordinal, got %d",
+                           c->settings_.cudaDevice);
   TCCL_RETURN_IF_ERROR(c->Setup(std::move(boot), secret));
   // A CUDA communicator: the host part above is its control plane (bootstrap, failure records,
   // host transports for staging across hosts); the device part adds device memory and kernels.

@@ -38,10 +38,11 @@ size_t SliceStart(size_t elems, int parts, int i, size_t es) {
   return std::min(elems, (s + unit - 1) / unit * unit);
 }
 
-Status Reduce(const IpcGroup& g, size_t inOffset, void* out, size_t count, tcclDataType_t dt, tcclRedOp_t op,
-              bool fromOut, cudaStream_t s) {
+// Tree-reduces `count` elements at `inOffset` of every rank's `in` area into `out`.
+Status ReduceInputs(const IpcGroup& g, size_t inOffset, void* out, size_t count, tcclDataType_t dt, tcclRedOp_t op,
+                    cudaStream_t s) {
   cuda::TreeInputs in;
-  for (int p = 0; p < g.nranks; ++p) in.in[p] = At(fromOut ? g.window->out(p) : g.window->in(p), inOffset);
+  for (int p = 0; p < g.nranks; ++p) in.in[p] = At(g.window->in(p), inOffset);
   return CudaStatus(cuda::LaunchTreeReduce(in, g.nranks, out, count, dt, op, g.nranks, s), "the tree-reduce kernel");
 }
 
@@ -62,13 +63,13 @@ Status AllReduce(const IpcGroup& g, const CollArgs& a, tcclDataType_t dt, const 
     const size_t c = std::min(R, a.count - off), b = c * es;
     auto stage = [&] { return Copy(g.window->in(g.rank), At(send, off * es), b, s); };
     if (algo == IpcAllReduce::OneShot) {
-      TCCL_RETURN_IF_ERROR(Round(g, s, stage, [&] { return Reduce(g, 0, At(recv, off * es), c, dt, a.op, false, s); }));
+      TCCL_RETURN_IF_ERROR(Round(g, s, stage, [&] { return ReduceInputs(g, 0, At(recv, off * es), c, dt, a.op, s); }));
       continue;
     }
     // Two-shot: reduce my slice into my `out` area; after the second barrier gather every slice.
     const size_t lo = SliceStart(c, g.nranks, g.rank, es), hi = SliceStart(c, g.nranks, g.rank + 1, es);
     TCCL_RETURN_IF_ERROR(Round(g, s, stage, [&] {
-      return Reduce(g, lo * es, At(g.window->out(g.rank), lo * es), hi - lo, dt, a.op, false, s);
+      return ReduceInputs(g, lo * es, At(g.window->out(g.rank), lo * es), hi - lo, dt, a.op, s);
     }));
     for (int p = 0; p < g.nranks; ++p) {
       size_t plo = SliceStart(c, g.nranks, p, es), phi = SliceStart(c, g.nranks, p + 1, es);
@@ -84,7 +85,7 @@ Status Reduce(const IpcGroup& g, const CollArgs& a, tcclDataType_t dt, const voi
     const size_t c = std::min(R, a.count - off);
     TCCL_RETURN_IF_ERROR(Round(
         g, s, [&] { return Copy(g.window->in(g.rank), At(send, off * es), c * es, s); },
-        [&] { return g.rank == a.root ? Reduce(g, 0, At(recv, off * es), c, dt, a.op, false, s) : Status::Ok(); }));
+        [&] { return g.rank == a.root ? ReduceInputs(g, 0, At(recv, off * es), c, dt, a.op, s) : Status::Ok(); }));
   }
   return Status::Ok();
 }
@@ -97,7 +98,7 @@ Status ReduceScatter(const IpcGroup& g, const CollArgs& a, tcclDataType_t dt, co
     const size_t c = std::min(R, a.count - off);
     TCCL_RETURN_IF_ERROR(Round(
         g, s, [&] { return Copy2D(g.window->in(g.rank), c * es, At(send, off * es), a.count * es, c * es, N, s); },
-        [&] { return Reduce(g, (size_t)g.rank * c * es, At(recv, off * es), c, dt, a.op, false, s); }));
+        [&] { return ReduceInputs(g, (size_t)g.rank * c * es, At(recv, off * es), c, dt, a.op, s); }));
   }
   return Status::Ok();
 }

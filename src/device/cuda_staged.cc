@@ -45,7 +45,6 @@ char* At(const void* p, size_t off) { return const_cast<char*>(static_cast<const
 
 Status HostStaging::Create(Communicator* host, size_t bytes, std::unique_ptr<HostStaging>* out) {
   std::unique_ptr<HostStaging> h(new HostStaging());
-  h->host_ = host;
   h->slotBytes_ = bytes / 2;  // two slots: one in the network while the other is copied
   h->link_ = std::make_shared<StagingLink>();
   h->link_->host = host;

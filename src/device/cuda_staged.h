@@ -41,7 +41,6 @@ class HostStaging {
   HostStaging() = default;
   Status HostCall(const CollArgs& a, tcclDataType_t dt, const void* send, void* recv, bool captured);
 
-  Communicator* host_ = nullptr;
   std::shared_ptr<StagingLink> link_;
   Slot slots_[2];
   size_t slotBytes_ = 0;

@@ -31,7 +31,7 @@ Status IpcWindow::Create(Bootstrap& boot, int rank, int nranks, const std::vecto
     return DeviceError("cudaMalloc of the %zu-byte IPC window failed: %s (lower TCCL_CUDA_AREA_BYTES)", total,
                        cudaGetErrorString(e));
   w->bases_[rank] = static_cast<char*>(mine);
-  // Flags start at zero; the data areas are poisoned so a missing write shows in tests.
+  // Flags start at zero (the data areas are always written before they are read).
   if ((e = cudaMemset(mine, 0, kFlagBytes)) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess)
     return DeviceError("clearing the IPC window failed: %s", cudaGetErrorString(e));
   WindowRecord rec;

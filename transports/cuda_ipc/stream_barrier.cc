@@ -28,13 +28,7 @@ Status StreamBarrier::Arrive(cudaStream_t stream, int index) const {
 }
 
 void StreamBarrier::ReleaseOnce(cudaStream_t side) const {
-  static const uint32_t ones[2 * IpcWindow::kMaxRanks] = {
-#define TCCL_ONE8 1, 1, 1, 1, 1, 1, 1, 1
-      TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8,
-      TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8, TCCL_ONE8,
-#undef TCCL_ONE8
-  };
-  cudaMemcpyAsync(w_->flag(rank_, 0, 0), ones, sizeof(uint32_t) * 2 * nranks_, cudaMemcpyHostToDevice, side);
+  cudaMemcpyAsync(w_->flag(rank_, 0, 0), ones_.data(), sizeof(uint32_t) * ones_.size(), cudaMemcpyHostToDevice, side);
   cudaStreamSynchronize(side);
 }
 

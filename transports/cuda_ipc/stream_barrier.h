@@ -24,7 +24,7 @@ namespace tccl {
 class StreamBarrier {
  public:
   StreamBarrier(const IpcWindow* window, int rank, int nranks, const StreamMemOps* ops)
-      : w_(window), rank_(rank), nranks_(nranks), ops_(ops) {}
+      : w_(window), rank_(rank), nranks_(nranks), ops_(ops), ones_(2 * nranks, 1) {}
 
   // Enqueues barrier number `index` of the current operation (its parity is index & 1).
   Status Arrive(cudaStream_t stream, int index) const;
@@ -38,6 +38,7 @@ class StreamBarrier {
   const IpcWindow* w_;
   int rank_, nranks_;
   const StreamMemOps* ops_;
+  std::vector<uint32_t> ones_;  // every flag of this rank set, for ReleaseOnce
 };
 
 }  // namespace tccl
