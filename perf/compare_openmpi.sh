@@ -8,6 +8,8 @@
 #   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
 # Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 1000"), MID ("-b 64K -e 1M -f 16 -n 200 -w 50"),
 # LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1"): together the sizes of the table and more.
+# TCCL_FLAGS: extra tessera-perf flags, e.g. "-R 1" (buffers from tcclMemAlloc, read by peers in one
+# copy: docs/single_copy.md); Open MPI keeps its own default (malloc'd buffers, CMA single copy).
 set -euo pipefail
 bld=${1:-build}
 ranks=${2:-"2 4 8"}
@@ -21,6 +23,7 @@ out=${RESULTS:-$(mktemp -d /tmp/tccl-compare.XXXXXX)}  # RESULTS=dir TABLES_ONLY
 mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 echo "# compare_openmpi: $(nproc) cores, reps=$reps, results in $out"
 echo "# Open MPI: $(mpirun --version 2>/dev/null | head -1)"
+echo "# tessera-perf flags: ${TCCL_FLAGS:-none}"
 for n in $ranks; do
   for coll in $colls; do
     for rep in $(seq 1 "$reps"); do
@@ -28,7 +31,7 @@ for n in $ranks; do
       for sizes in "$small" "$mid" "$large"; do
         tag=$(echo "$sizes" | awk '{print $2"-"$4}')
         # shellcheck disable=SC2086
-        "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null
+        "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null
         # shellcheck disable=SC2086
         "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null
       done

@@ -37,6 +37,7 @@ std::string Usage() {
          "  -o sum|prod|max|min|avg|all  -d int8|uint8|int32|uint32|int64|uint64|half|float|double|bfloat16|all\n"
          "  -r root (-1: all roots)  -a 0|1|2|3 (time of rank 0, mean, min, max)  -J json-file\n"
          "  -D cuda-device (buffers in device memory, a CUDA communicator; default -1: host memory)\n"
+         "  -R 0|1|2 (host buffers: 0 plain, 1 tcclMemAlloc, 2 registered with tcclCommRegister)\n"
          "Run as one rank of a job: tessera-run -n N tessera-perf ..., or mpirun -np N tessera-perf ...\n";
 }
 
@@ -62,6 +63,10 @@ std::string ParseArgs(int argc, char** argv, Args* a) {
       case 'a': a->average = atoi(v); break;
       case 'J': a->json = v; break;
       case 'D': a->cudaDevice = atoi(v); break;
+      case 'R':
+        a->registration = atoi(v);
+        if (a->registration < 0 || a->registration > 2) return std::string("bad -R ") + v + " (0, 1 or 2)";
+        break;
       case 'g': case 't': case 'm': case 'z': case 'G': case 'C':
         break;  // nccl-tests flags with no meaning for host ranks (GPUs/threads per process, graphs)
       case 'd': {

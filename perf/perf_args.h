@@ -22,6 +22,7 @@ struct Args {
   int average = 1;         // -a: 0 rank 0, 1 mean, 2 min, 3 max
   std::string json;        // -J file
   int cudaDevice = -1;     // -D: buffers on this CUDA device (a CUDA communicator); -1 host memory
+  int registration = 0;    // -R: host buffers 0 plain, 1 from tcclMemAlloc, 2 registered (tcclCommRegister)
 };
 
 // Returns "" on success, else the error to print.

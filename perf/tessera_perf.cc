@@ -195,7 +195,24 @@ int main(int argc, char** argv) {
   // Largest buffers needed over the sweep (8-byte elements bound every type's byte count).
   perf::Shape biggest = coll->shape(args.maxBytes, 1, job.nranks);
   size_t maxBufBytes = std::max(biggest.sendElems, biggest.recvElems) + 64;
-  std::vector<unsigned char> sendBuf(maxBufBytes), recvBuf(maxBufBytes);
+  // -R: where the host buffers come from (single-copy paths, docs/single_copy.md).
+  std::vector<unsigned char> sendVec, recvVec;
+  unsigned char *sendPtr = nullptr, *recvPtr = nullptr;
+  void* regs[2] = {nullptr, nullptr};
+  if (args.registration == 1) {
+    CHECK_TCCL(tcclMemAlloc(reinterpret_cast<void**>(&sendPtr), maxBufBytes));
+    CHECK_TCCL(tcclMemAlloc(reinterpret_cast<void**>(&recvPtr), maxBufBytes));
+  } else {
+    sendVec.resize(maxBufBytes);
+    recvVec.resize(maxBufBytes);
+    sendPtr = sendVec.data();
+    recvPtr = recvVec.data();
+    if (args.registration == 2) {
+      CHECK_TCCL(tcclCommRegister(job.comm, sendPtr, maxBufBytes, &regs[0]));
+      CHECK_TCCL(tcclCommRegister(job.comm, recvPtr, maxBufBytes, &regs[1]));
+    }
+  }
+  const char* bufferKind = args.registration == 1 ? " (tcclMemAlloc)" : args.registration == 2 ? " (registered)" : "";
   std::unique_ptr<DeviceBuffers> devBufs;
   double memcpyGBps = 0;
   if (args.cudaDevice >= 0) {
@@ -224,9 +241,10 @@ int main(int argc, char** argv) {
     char host[256] = {0};
     gethostname(host, sizeof(host) - 1);
     printf("# tessera-perf %s: nranks %d minBytes %zu maxBytes %zu step: %g(%s) warmup iters: %d iters: %d "
-           "validation: %d\n#\n# Using %s memory\n",
+           "validation: %d\n#\n# Using %s memory%s\n",
            coll->name, job.nranks, args.minBytes, args.maxBytes, args.factor ? args.factor : (double)args.increment,
-           args.factor ? "factor" : "bytes", args.warmup, args.iters, args.check, job.dev ? "CUDA device" : "host");
+           args.factor ? "factor" : "bytes", args.warmup, args.iters, args.check, job.dev ? "CUDA device" : "host",
+           job.dev ? "" : bufferKind);
     for (int r = 0; r < job.nranks; ++r)
       printf("#  Rank %2d Pid %7lld on %s (%s)\n", r, (long long)pids[r], host,
              job.dev ? ("CUDA device " + std::to_string(args.cudaDevice)).c_str() : "host memory");
@@ -273,9 +291,9 @@ int main(int argc, char** argv) {
         for (size_t bytes = args.minBytes; bytes <= args.maxBytes;
              bytes = args.factor ? (size_t)std::max<double>(bytes + 1, bytes * args.factor) : bytes + args.increment) {
           Shape s = coll->shape(bytes, es, job.nranks);
-          Result o = Measure(*coll, args, job, bytes, dt, op, root < 0 ? 0 : root, false, sendBuf.data(), recvBuf.data(), es);
+          Result o = Measure(*coll, args, job, bytes, dt, op, root < 0 ? 0 : root, false, sendPtr, recvPtr, es);
           Result i;
-          if (hasInPlace) i = Measure(*coll, args, job, bytes, dt, op, root < 0 ? 0 : root, true, sendBuf.data(), recvBuf.data(), es);
+          if (hasInPlace) i = Measure(*coll, args, job, bytes, dt, op, root < 0 ? 0 : root, true, sendPtr, recvPtr, es);
           totalWrong += std::max<int64_t>(0, o.wrong) + std::max<int64_t>(0, i.wrong);
           lastTimeUs = o.timeUs;
           lastBytes = s.bytes;
@@ -308,6 +326,12 @@ int main(int argc, char** argv) {
   if (job.json) fclose(job.json);
   if (job.measured != job.comm) tcclCommDestroy(job.measured);
   devBufs.reset();
+  for (void* h : regs)
+    if (h) tcclCommDeregister(job.comm, h);
   tcclCommDestroy(job.comm);
+  if (args.registration == 1) {
+    tcclMemFree(sendPtr);
+    tcclMemFree(recvPtr);
+  }
   return totalWrong ? 1 : 0;
 }

@@ -169,6 +169,38 @@ TEST_F(TwoRanks, OneThreadDrivesBothRanksInAGroup) {
   EXPECT_EQ(out[1], 12);
 }
 
+TEST_F(TwoRanks, MemAllocAndRegistration) {
+  void* p = reinterpret_cast<void*>(1);
+  EXPECT_EQ(tcclInvalidArgument, tcclMemAlloc(nullptr, 64));
+  EXPECT_EQ(tcclInvalidArgument, tcclMemAlloc(&p, 0));
+  EXPECT_EQ(p, nullptr);  // cleared on failure
+  EXPECT_EQ(tcclInvalidArgument, tcclMemAlloc(&p, SIZE_MAX));
+  ASSERT_EQ(tcclSuccess, tcclMemAlloc(&p, 10000)) << Last();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(p) % 4096);
+  memset(p, 7, 10000);
+  int local = 0;
+  EXPECT_EQ(tcclInvalidArgument, tcclMemFree(&local));  // not from tcclMemAlloc: refused, nothing freed
+  EXPECT_NE(Last().find("not returned by tcclMemAlloc"), std::string::npos) << Last();
+  EXPECT_EQ(tcclInvalidArgument, tcclMemFree(static_cast<char*>(p) + 64));
+  EXPECT_EQ(7, static_cast<unsigned char*>(p)[9999]);  // still mapped
+  EXPECT_EQ(tcclSuccess, tcclMemFree(p));
+  EXPECT_EQ(tcclInvalidArgument, tcclMemFree(p));  // twice
+  EXPECT_EQ(tcclSuccess, tcclMemFree(nullptr));
+
+  std::vector<char> buf(4096);
+  void* h = nullptr;
+  EXPECT_EQ(tcclInvalidArgument, tcclCommRegister(comms_[0], nullptr, 16, &h));
+  EXPECT_EQ(tcclInvalidArgument, tcclCommRegister(comms_[0], buf.data(), 0, &h));
+  EXPECT_EQ(tcclInvalidArgument, tcclCommRegister(comms_[0], buf.data(), 16, nullptr));
+  EXPECT_EQ(tcclInvalidArgument, tcclCommRegister(nullptr, buf.data(), 16, &h));
+  ASSERT_EQ(tcclSuccess, tcclCommRegister(comms_[0], buf.data(), buf.size(), &h)) << Last();
+  EXPECT_EQ(tcclInvalidArgument, tcclCommDeregister(comms_[1], h));  // another communicator's
+  EXPECT_EQ(tcclSuccess, tcclCommDeregister(comms_[0], h));
+  EXPECT_EQ(tcclInvalidArgument, tcclCommDeregister(comms_[0], h));  // twice
+  ExpectUsable();
+}
+
 TEST(Api, DestroyedAndAbortedCommunicators) {
   tcclComm_t c = nullptr;
   ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr));

@@ -121,7 +121,7 @@ TEST(AlgoGrammar, RejectsUnknownTokens) {
 }
 
 const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, Status* st = nullptr,
-                            bool strict = false) {
+                            bool strict = false, size_t singleCopyBytes = 0) {
   AlgoFilter f;
   EXPECT_TRUE(ParseAlgoFilter(spec, &f).ok());
   CollArgs a;
@@ -130,6 +130,7 @@ const AlgorithmInfo* Select(const std::string& spec, CollKind k, size_t count, S
   a.nranks = 4;
   a.count = count;
   a.elemSize = 4;
+  a.singleCopyBytes = singleCopyBytes;
   const AlgorithmInfo* out = nullptr;
   CostContext ctx;  // the default machine model, 4 ranks with a core each
   ctx.host.localRanks = 4;
@@ -149,7 +150,7 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   // A global list naming no broadcast algorithm leaves broadcast alone.
   EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, Select("", CollKind::Broadcast, 2)->name);
   Status st;
-  EXPECT_EQ(Select("broadcast:^chain,tree", CollKind::Broadcast, 2, &st), nullptr);
+  EXPECT_EQ(Select("broadcast:^chain,tree,direct", CollKind::Broadcast, 2, &st), nullptr);
   EXPECT_EQ(st.code(), tcclInvalidArgument);
 }
 
@@ -166,6 +167,57 @@ TEST(AlgoSelection, StrictModeUsesOnlyCanonicalAlgorithms) {
   EXPECT_EQ(st.code(), tcclInvalidUsage);
   EXPECT_NE(st.message().find("TCCL_DETERMINISM=strict"), std::string::npos) << st.message();
   EXPECT_STREQ(Select("ring,twoshot", CollKind::AllReduce, 1 << 20, nullptr, true)->name, "twoshot");
+}
+
+// When peers read this call's buffers in one copy (single_copy.h), large messages favour the
+// unsliced direct algorithms, whose whole blocks are read straight from the sender; without it
+// (or below the threshold) the choice is the usual one.
+TEST(AlgoSelection, SingleCopyPrefersDirectForLargeMessages) {
+  const size_t big = 4 << 20, threshold = 256 << 10;
+  EXPECT_STREQ(Select("", CollKind::Broadcast, big, nullptr, false, threshold)->name, "direct");
+  EXPECT_STRNE(Select("", CollKind::Broadcast, big)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::AllGather, big, nullptr, false, threshold)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::AllToAll, big, nullptr, false, threshold)->name, "direct");
+  EXPECT_STREQ(Select("", CollKind::Broadcast, 2, nullptr, false, threshold)->name, Select("", CollKind::Broadcast, 2)->name);
+  // The cost model counts no copy for a sender whose messages are read by their receivers.
+  CollArgs a;
+  a.kind = CollKind::Broadcast;
+  a.nranks = 4;
+  a.count = big;
+  a.elemSize = 4;
+  const AlgorithmInfo* direct = nullptr;
+  for (const AlgorithmInfo& alg : AllAlgorithms())
+    if (alg.coll == CollKind::Broadcast && std::string(alg.name) == "direct") direct = &alg;
+  ASSERT_NE(direct, nullptr);
+  // Priced out of place (ranks must agree, and in-place-ness is per rank).
+  EXPECT_DOUBLE_EQ(ScheduleCost(*direct, a).copyBytes, 4.0 * big * 4);  // the root: 3 peers + its own copy
+  a.singleCopyBytes = threshold;
+  EXPECT_DOUBLE_EQ(ScheduleCost(*direct, a).copyBytes, 1.0 * big * 4);  // its own copy; receivers read once
+}
+
+// Every rank must pick the same algorithm, and in-place-ness is each rank's own (a broadcast's
+// non-roots count as in place): the choice may not depend on it. (Found by tessera-perf: a
+// broadcast root and non-root chose differently once local copies were priced.)
+TEST(AlgoSelection, ChoiceDoesNotDependOnInPlace) {
+  for (CollKind k : {CollKind::AllReduce, CollKind::ReduceScatter, CollKind::AllGather, CollKind::Broadcast,
+                     CollKind::Reduce, CollKind::AllToAll})
+    for (int n : {2, 3, 4, 8})
+      for (size_t count = 1; count <= (64u << 20); count *= 8)
+        for (size_t single : {(size_t)0, (size_t)256 << 10}) {
+          CollArgs a;
+          a.kind = k;
+          a.nranks = n;
+          a.count = count;
+          a.singleCopyBytes = single;
+          CostContext ctx;
+          ctx.host.localRanks = n;
+          ctx.host.cores = 2;
+          const AlgorithmInfo *out = nullptr, *in = nullptr;
+          ASSERT_TRUE(SelectAlgorithm(a, AlgoFilter(), ctx, &out).ok());
+          a.inPlace = true;
+          ASSERT_TRUE(SelectAlgorithm(a, AlgoFilter(), ctx, &in).ok());
+          EXPECT_EQ(out, in) << CollName(k) << " N=" << n << " count=" << count << " single=" << single;
+        }
 }
 
 TEST(AlgoSelection, EveryAlgorithmHasNameAndDescription) {

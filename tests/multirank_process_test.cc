@@ -2,7 +2,11 @@
 // the same GoogleTest cases; a failure in any rank fails the job through tessera-run's exit status.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "config/params.h"
 #include "tests/support/sweep.h"
+#include "transports/shm/single_copy.h"
 
 namespace tccl_test {
 namespace {
@@ -49,6 +53,84 @@ TEST_F(ProcessRanks, SplitIntoHalvesAndRunOnEach) {
   std::vector<std::string> failures = RunSweep(half, opt);
   for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "split rank " << hr << ": " << failures[i];
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(half));
+}
+
+// Single copy between processes (transports/shm/single_copy.h): tcclMemAlloc buffers are mapped
+// by the receiver, registered ones read with CMA. A communicator split after lowering the
+// threshold to just above the LL protocol's largest message sends nearly every message that way.
+void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expected) {
+  setenv("TCCL_SHM_SINGLE_COPY_BYTES", "1100", 1);
+  tccl::ReloadParams();
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm, &rank);
+  tcclCommCount(comm, &n);
+  tcclComm_t sc = nullptr;
+  ASSERT_EQ(tcclSuccess, tcclCommSplit(comm, 0, rank, &sc, nullptr)) << tcclGetLastError(comm);
+  unsetenv("TCCL_SHM_SINGLE_COPY_BYTES");
+  tccl::ReloadParams();
+  const uint64_t before = tccl::SingleCopyMessages(expected);
+  SweepOptions opt;
+  opt.buffers = buffers;
+  opt.expectCanonical = true;
+  opt.types = {tcclFloat32, tcclFloat16, tcclInt8, tcclFloat64};
+  opt.largeCounts = {100003};
+  opt.largeTypes = {tcclFloat32};
+  std::vector<std::string> failures = RunSweep(sc, opt);
+  for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "rank " << rank << ": " << failures[i];
+  // Every rank receives in every collective but broadcast and reduce, so each one read some
+  // messages from its peers' memory (unless a container forbids it: then nothing proves the path).
+  if (n > 1) EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
+}
+
+TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
+  SingleCopySweep(comm_, HostBuffers::MemAlloc, tccl::CopyMode::Mapped);
+}
+
+TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
+  SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma);
+}
+
+// Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If
+// that changes their choice of algorithm, the first message's tag reports it, naming the likely
+// cause; if not (at 3+ ranks the others choose direct all-gather too), the call works. Either way
+// no rank hangs and no rank returns success with wrong data.
+TEST_F(ProcessRanks, SingleCopyOnSomeRanksOnlyIsAClearError) {
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  tcclComm_t sc = nullptr;
+  ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &sc, nullptr)) << tcclGetLastError(comm_);
+  const size_t count = 1 << 20;  // 4 MiB of floats per rank: direct all-gather with single copy
+  std::vector<float> plain;
+  float *send = nullptr, *recv = nullptr;
+  if (rank == 0) {
+    ASSERT_EQ(tcclSuccess, tcclMemAlloc(reinterpret_cast<void**>(&send), count * sizeof(float)));
+    ASSERT_EQ(tcclSuccess, tcclMemAlloc(reinterpret_cast<void**>(&recv), count * n * sizeof(float)));
+  } else {
+    plain.resize(count * (n + 1));
+    send = plain.data();
+    recv = plain.data() + count;
+  }
+  for (size_t i = 0; i < count; ++i) send[i] = (float)(rank + i % 7);
+  tcclResult_t rc = tcclAllGather(send, recv, count, tcclFloat32, sc, nullptr);
+  if (rc == tcclSuccess) {
+    size_t wrong = 0;
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < count; ++i) wrong += recv[r * count + i] != (float)(r + i % 7);
+    EXPECT_EQ(wrong, 0u) << "N=" << n;
+  } else {
+    // The rank that read the tag names the cause; the others report that rank's failure.
+    std::string msg = tcclGetLastError(sc);
+    EXPECT_NE(msg.find("rank"), std::string::npos) << msg;
+    if (n == 2) EXPECT_NE(msg.find("chose differently"), std::string::npos) << msg;
+  }
+  if (rank == 0) {
+    tcclMemFree(send);
+    tcclMemFree(recv);
+  }
+  tcclCommDestroy(sc);
 }
 
 }  // namespace

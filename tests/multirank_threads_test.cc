@@ -9,6 +9,7 @@
 #include "algorithms/registry.h"
 #include "config/params.h"
 #include "topology/host_id.h"
+#include "transports/shm/single_copy.h"
 #include "tests/support/sweep.h"
 
 namespace tccl_test {
@@ -125,6 +126,32 @@ TEST_P(ThreadRanks, TinySlicesAndRings) {
   opt.largeCounts = {100003};
   opt.largeTypes = {tcclFloat32};
   RunOnThreads(GetParam(), opt);
+}
+
+// Single copy between threads (transports/shm/single_copy.h): with the threshold just above the
+// LL protocol's largest message, almost every message is read straight from the sender's buffer,
+// under every algorithm of the table (the simulator proves none deadlocks when sends wait for
+// their receiver; this runs them), in and out of place, unaligned, and through a small ring.
+TEST_P(ThreadRanks, SingleCopyEveryAlgorithm) {
+  ScopedEnv det("TCCL_DETERMINISM", "run");
+  ScopedEnv single("TCCL_SHM_SINGLE_COPY_BYTES", "1100");
+  ScopedEnv ring("TCCL_SHM_RING_BYTES", "8192");
+  const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Pointer);
+  for (const tccl::AlgorithmInfo& alg : tccl::AllAlgorithms()) {
+    std::string coll = tccl::CollName(alg.coll), key;
+    for (char ch : coll)
+      if (ch != '_') key += ch;
+    ScopedEnv algo("TCCL_ALGO", (key + ":" + alg.name).c_str());
+    SweepOptions opt;
+    opt.colls = {coll};
+    opt.types = {tcclFloat32, tcclInt8, tcclFloat64};
+    opt.largeCounts = {100003};
+    opt.largeTypes = {tcclFloat32};
+    opt.expectCanonical = alg.canonicalOrder;
+    SCOPED_TRACE(key + ":" + alg.name);
+    RunOnThreads(GetParam(), opt);
+  }
+  if (GetParam() > 1) EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Pointer), before);
 }
 
 INSTANTIATE_TEST_SUITE_P(N, ThreadRanks, ::testing::Values(1, 2, 3, 4, 5, 7, 8));

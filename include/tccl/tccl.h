@@ -136,6 +136,19 @@ tcclResult_t tcclCommUserRank(const tcclComm_t comm, int* rank);
 /* -1 for a host-memory communicator, else the CUDA device ordinal. */
 tcclResult_t tcclCommCuDevice(const tcclComm_t comm, int* device);
 
+/* ---- memory for single-copy transfers (docs/single_copy.md) ---- */
+/* Host memory that same-host peers in other processes can map: large messages from it are read
+ * by the receiver in one copy. Page-aligned; size rounded up to whole pages. */
+tcclResult_t tcclMemAlloc(void** ptr, size_t size);
+/* Frees what tcclMemAlloc returned (NULL: nothing); any other pointer is tcclInvalidArgument. */
+tcclResult_t tcclMemFree(void* ptr);
+/* Registers a host buffer with the communicator: large messages from it to same-host peers in
+ * other processes are read by the receiver with process_vm_readv (one copy) where the system
+ * allows it. Local (no peer involved). On a CUDA communicator it is accepted and changes nothing.
+ * Deregister before freeing the buffer. */
+tcclResult_t tcclCommRegister(const tcclComm_t comm, void* buff, size_t size, void** handle);
+tcclResult_t tcclCommDeregister(const tcclComm_t comm, void* handle);
+
 /* ---- host streams ---- */
 tcclResult_t tcclStreamCreate(tcclStream_t* stream);
 tcclResult_t tcclStreamSynchronize(tcclStream_t stream);

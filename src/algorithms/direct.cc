@@ -55,23 +55,46 @@ static Step ExchangeWithAll(const CollArgs& a, BlockFn blockOf) {
 // Direct all-gather: one step in which every rank sends its block to every other rank and
 // receives theirs into place. One hand-over instead of the ring's N-1 (small messages; the same
 // bytes per rank as the ring, but N-1 copies out of one block at once).
+// Out of place, the own block is copied in the same step: after the step's messages are posted,
+// so that peers reading this rank's block in one copy work meanwhile.
 Schedule DirectAllGather(const CollArgs& a) {
   Schedule s;
   const size_t c = a.count;
   if (c == 0) return s;
-  if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)a.rank * c}, c)}});
   Step step = ExchangeWithAll(a, [](int) { return BufRef{kSendBuf, 0}; });
+  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)a.rank * c}, c));
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }
 
+// Direct broadcast: the root sends the whole message to every other rank in one step. Through
+// channels the root copies it N-1 times (the chain is better); read in one copy (single_copy.h)
+// the root copies nothing and the N-1 receivers read its buffer at once.
+Schedule DirectBroadcast(const CollArgs& a) {
+  Schedule s;
+  const int N = a.nranks, r = a.rank;
+  if (a.count == 0) return s;
+  if (r != a.root) {
+    s.steps.push_back({{MakeRecv(a.root, {kRecvBuf, 0}, a.count)}});
+    return s;
+  }
+  Step step;
+  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
+  for (int k = 1; k < N; ++k) step.ops.push_back(MakeSend((r + k) % N, {kSendBuf, 0}, a.count));
+  s.steps.push_back(step);
+  return s;
+}
+
 // Direct all-to-all: every block sent and received in one step (pairwise needs N-1).
+// Out of place, the own block is copied in the exchange step (as in all-gather above); in place,
+// the snapshot must come first (AllToAllSource).
 Schedule DirectAllToAll(const CollArgs& a) {
   Schedule s;
-  const size_t c = a.count;
+  const size_t c = a.count, r = (size_t)a.rank;
   if (c == 0) return s;
-  const int source = AllToAllSource(a, &s);
+  const int source = a.inPlace ? AllToAllSource(a, &s) : kSendBuf;
   Step step = ExchangeWithAll(a, [&](int to) { return BufRef{source, (size_t)to * c}; });
+  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, r * c}, {kRecvBuf, r * c}, c));
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }

@@ -18,6 +18,7 @@ Schedule PairwiseAllToAll(const CollArgs& a);
 Schedule DirectAllReduce(const CollArgs& a);
 Schedule DirectAllGather(const CollArgs& a);
 Schedule DirectAllToAll(const CollArgs& a);
+Schedule DirectBroadcast(const CollArgs& a);
 // direct_shot.cc: canonical-order algorithms for large messages
 Schedule DirectReduceScatter(const CollArgs& a);
 Schedule TwoShotAllReduce(const CollArgs& a);

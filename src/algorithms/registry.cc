@@ -42,6 +42,9 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
        "every rank sends its block to every other rank in one step (no reduction): small messages"},
       {"chain", CollKind::Broadcast, &ChainBroadcast, true,
        "pipelined chain from the root in ring order (no reduction)"},
+      {"direct", CollKind::Broadcast, &DirectBroadcast, true,
+       "the root sends the whole message to every rank in one step (no reduction): with single copy "
+       "the receivers read the root's buffer at once and the root copies nothing"},
       {"tree", CollKind::Broadcast, &BinomialBroadcast, true,
        "binomial tree from the root: floor(log2 N) hand-overs of the whole message on the longest path "
        "(no reduction): small messages"},

@@ -67,6 +67,11 @@ struct CollArgs {
   // Strict determinism and an order-sensitive reduction (float sum/prod/avg): only algorithms
   // that reduce in the canonical order may run. Integer, max and min results are exact anyway.
   bool requireCanonical = false;
+  // Messages of at least this many bytes are read by the receiver straight from the sender's
+  // buffer (transports/shm/single_copy.h): the cost model counts no copy for the sender. 0: every
+  // message is copied in and out of a channel. Set only when every peer is on this host and can
+  // read this call's buffers.
+  size_t singleCopyBytes = 0;
 };
 
 // Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).

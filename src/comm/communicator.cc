@@ -153,8 +153,19 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
     (shmPeer ? local : remote).push_back(r);
   }
   std::string segName = "/tccl-" + Hex(commId_) + "-" + std::to_string(sameHost.front());
-  TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, rank_, shmOff ? 0 : (size_t)ParamInt("SHM_RING_BYTES"),
-                                      &shm_));
+  std::vector<int> localPids;
+  std::vector<bool> localSameProcess;
+  for (int r : sameHost) {
+    localPids.push_back(peers_[r].pid);
+    localSameProcess.push_back(peers_[r].pid == me.pid && peers_[r].pidNs == me.pidNs);
+  }
+  const int64_t singleCopy = ParamInt("SHM_SINGLE_COPY_BYTES");
+  if (singleCopy < 0) return InvalidArgument("TCCL_SHM_SINGLE_COPY_BYTES=%lld is negative", (long long)singleCopy);
+  TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, localPids, localSameProcess, rank_,
+                                      shmOff ? 0 : (size_t)ParamInt("SHM_RING_BYTES"),
+                                      shmOff ? 0 : (size_t)singleCopy, registrations_.get(), &shm_));
+  allLocal_ = remote.empty();
+  if (allLocal_) cost_.singleCopyBytes = shm_->SingleCopy().minBytes;
 
   TcpSetup tcp;
   tcp.me = rank_;
@@ -366,6 +377,24 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   return st;
 }
 
+// Whether peers will read this call's buffers in one copy (single_copy.h), for the cost model.
+// Every rank decides from its own buffers; ranks whose buffers differ in kind (tcclMemAlloc on
+// some, malloc on others) may pick different algorithms, which the first message's tag reports
+// (docs/single_copy.md: allocate or register alike on every rank, as NCCL asks of registration).
+size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const {
+  if (!allLocal_ || nranks_ == 1 || !shm_) return 0;
+  const SingleCopyConfig& cfg = shm_->SingleCopy();
+  if (cfg.minBytes == 0) return 0;
+  const size_t c = a.count * a.elemSize, all = c * (size_t)a.nranks;
+  size_t sendBytes = c, recvBytes = c;
+  if (a.kind == CollKind::AllGather) recvBytes = all;
+  if (a.kind == CollKind::ReduceScatter) sendBytes = all;
+  if (a.kind == CollKind::AllToAll) sendBytes = recvBytes = all;
+  const bool sendUsed = a.kind != CollKind::Broadcast || a.rank == a.root;
+  const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, sendBytes)) && SingleCopyCovers(cfg, recv, recvBytes);
+  return covered ? cfg.minBytes : 0;
+}
+
 Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const void* send, void* recv) {
   std::lock_guard<std::mutex> g(opMutex_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
@@ -377,6 +406,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
   a.requireCanonical = reduces && settings_.determinism == tcclDeterminismStrict && DtypeIsFloat(dt) &&
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
+  a.singleCopyBytes = SingleCopyBytesFor(a, send, recv);
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;

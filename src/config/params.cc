@@ -39,6 +39,11 @@ static const ParamInfo kParams[] = {
      "Bytes of each directed shared-memory channel. Must hold several slices so a sender runs "
      "ahead of its receiver; 1 MiB = 8 default slices."},
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
+    {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",
+     "Shared-memory messages from this size on are read by the receiver straight from the sender's "
+     "buffer when it can (ranks as threads; tcclMemAlloc buffers; tcclCommRegister'ed buffers via "
+     "CMA) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
+     "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md)."},
     {"SPIN_US", ParamType::Int, "20",
      "Microseconds a waiting rank polls before it yields and then sleeps; about the cost of "
      "two context switches, so spinning longer never beats handing the core over."},

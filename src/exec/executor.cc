@@ -91,10 +91,14 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     rctx.assign(ops.size(), ReduceCtx{});
     if (staging.size() < ops.size() * kStage) staging.resize(ops.size() * kStage);
     size_t remaining = 0;
+    // Local ops run once the first pass has posted the step's messages: a peer reading this
+    // rank's buffer in one copy (single_copy.h) then works while this rank copies locally (a
+    // broadcast root's own copy overlaps its receivers' reads). Ops of a step touch disjoint
+    // memory (the simulator checks it), so the order within the step is free.
+    bool localsPending = false;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (IsLocal(ops[i].kind)) {
-        RunLocal(ops[i], bufs, k, env.rank, env.nranks);
-        done[i] = SIZE_MAX;
+        localsPending = true;
       } else if (ops[i].count == 0) {
         done[i] = SIZE_MAX;  // zero-byte messages are skipped by both sides
       } else {
@@ -110,14 +114,14 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         ++remaining;
       }
     }
-    while (remaining > 0) {
+    while (remaining > 0 || localsPending) {
       uint32_t snap = env.waiter->Arm();
       bool progressed = false;
       sockets.clear();
       moved.clear();
       // Only the first unfinished op per (peer, direction) may move: streams are ordered.
       for (size_t i = 0; i < ops.size(); ++i) {
-        if (done[i] == SIZE_MAX) continue;
+        if (done[i] == SIZE_MAX || IsLocal(ops[i].kind)) continue;
         const Op& op = ops[i];
         bool sending = op.kind == OpKind::Send;
         bool blocked = op.after >= 0 && done[op.after] != SIZE_MAX;
@@ -199,6 +203,15 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         }
       }
       for (Connection* c : moved) c->Publish();
+      if (localsPending) {
+        localsPending = false;
+        for (size_t i = 0; i < ops.size(); ++i)
+          if (IsLocal(ops[i].kind)) {
+            RunLocal(ops[i], bufs, k, env.rank, env.nranks);
+            done[i] = SIZE_MAX;
+          }
+        continue;
+      }
       if (progressed) {
         env.waiter->Progressed();
         continue;

@@ -52,7 +52,10 @@ std::string CompareTags(const OpTag& got, const OpTag& want) {
   if (got.redop != want.redop) add("reduction " + OpText(got.redop) + " instead of " + OpText(want.redop));
   if (got.root != want.root)
     add("root " + std::to_string(got.root) + " instead of " + std::to_string(want.root));
-  if (got.algo != want.algo) add("algorithm " + AlgoName(got.algo) + " instead of " + AlgoName(want.algo));
+  if (got.algo != want.algo)
+    add("algorithm " + AlgoName(got.algo) + " instead of " + AlgoName(want.algo) +
+        " (ranks chose differently: different TCCL_ALGO or determinism settings, or buffers from "
+        "tcclMemAlloc / tcclCommRegister on some ranks only, docs/single_copy.md)");
   if (diff.empty() && got.bytes != want.bytes)
     add("a message of " + std::to_string(got.bytes) + " bytes where " + std::to_string(want.bytes) +
         " were expected");

@@ -74,6 +74,7 @@ struct RankState {
   size_t step = 0;
   bool stepStarted = false;
   std::vector<size_t> recvDone;  // per op of the current step
+  std::vector<size_t> sendEnd;   // per op: the mailbox's pushed count once this send is in
 };
 
 struct Sizes {
@@ -92,7 +93,8 @@ Sizes BufferSizes(const CollArgs& a) {
 
 class Sim {
  public:
-  explicit Sim(const AlgorithmInfo& alg, const CollArgs& a) : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder) {
+  Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait)
+      : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder), sendsWait_(sendsWait) {
     Sizes sz = BufferSizes(a);
     for (int r = 0; r < a.nranks; ++r) {
       RankState& st = ranks_[r];
@@ -197,7 +199,9 @@ class Sim {
     if (!st.stepStarted) {
       if (!CheckNoOverlap(r, step, err)) return false;
       st.recvDone.assign(step.ops.size(), 0);
-      for (const Op& op : step.ops) {
+      st.sendEnd.assign(step.ops.size(), 0);
+      for (size_t k = 0; k < step.ops.size(); ++k) {
+        const Op& op = step.ops[k];
         if (op.kind == OpKind::Send) {
           if (op.peer < 0 || op.peer >= a_.nranks || op.peer == r) {
             *err = Format("rank %d sends to invalid peer %d", r, op.peer);
@@ -209,6 +213,8 @@ class Sim {
             if (!s) return false;
             q.push_back(*s);
           }
+          pushed_[{r, op.peer}] += op.count;
+          st.sendEnd[k] = pushed_[{r, op.peer}];
           ++messages_;
         } else if (!RunLocal(r, op, err)) {
           return false;
@@ -230,6 +236,7 @@ class Sim {
         size_t i = st.recvDone[k]++;
         Sym in = q.front();
         q.pop_front();
+        ++popped_[{op.peer, r}];
         Sym* dst = Ref(r, op.dst, i, err);
         if (!dst) return false;
         if (op.kind == OpKind::Recv) {
@@ -243,9 +250,15 @@ class Sim {
       }
       complete = complete && st.recvDone[k] == op.count;
     }
+    // Single copy (transports/shm/single_copy.h): a send completes only once its receiver has
+    // taken every element of it.
+    if (sendsWait_)
+      for (size_t k = 0; k < step.ops.size(); ++k)
+        if (step.ops[k].kind == OpKind::Send && popped_[{r, step.ops[k].peer}] < st.sendEnd[k]) complete = false;
     if (complete) {
       ++st.step;
       st.stepStarted = false;
+      *progressed = true;  // a step whose sends were taken completes without moving anything itself
     }
     return true;
   }
@@ -376,14 +389,16 @@ class Sim {
   std::vector<RankState> ranks_;
   bool checkTree_;
   std::map<std::pair<int, int>, std::deque<Sym>> mail_;
+  std::map<std::pair<int, int>, size_t> pushed_, popped_;  // elements per (from, to), ever
+  bool sendsWait_ = false;
   size_t messages_ = 0;
 };
 
 }  // namespace
 
-SimResult Simulate(const AlgorithmInfo& alg, CollArgs a) {
+SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver) {
   a.kind = alg.coll;
-  Sim sim(alg, a);
+  Sim sim(alg, a, sendsWaitForReceiver);
   return sim.Run();
 }
 

@@ -21,6 +21,8 @@ struct SimResult {
 };
 
 // `a.rank` is ignored (every rank is simulated); `a.elemSize` is only used for slicing.
-SimResult Simulate(const AlgorithmInfo& alg, CollArgs a);
+// sendsWaitForReceiver: a send completes only when the receiver has taken all of it (single-copy
+// messages, transports/shm/single_copy.h), instead of when it is in the mailbox.
+SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver = false);
 
 }  // namespace tccl

@@ -15,12 +15,16 @@ namespace {
 
 bool IsRecv(OpKind k) { return k == OpKind::Recv || k == OpKind::RecvReduce; }
 
-// Bytes one rank's schedule moves and reduces.
-void CountBytes(const Schedule& s, int n, size_t elemSize, AlgoCost* c) {
+// Bytes one rank's schedule moves and reduces. A message read in one copy by its receiver
+// (single_copy.h) costs the sender nothing; a local copy (an out-of-place root's or own block's)
+// costs what a channel copy does, which is what makes a broadcast root that only copies locally
+// (direct, single copy) cheaper than one that also streams into a ring (chain).
+void CountBytes(const Schedule& s, int n, size_t elemSize, size_t singleCopyBytes, AlgoCost* c) {
   for (const Step& step : s.steps)
     for (const Op& o : step.ops) {
       const double b = (double)o.count * (double)elemSize;
-      if (o.kind == OpKind::Send || o.kind == OpKind::Recv) c->copyBytes += b;
+      const bool readByPeer = singleCopyBytes && o.count * elemSize >= singleCopyBytes;
+      if ((o.kind == OpKind::Send && !readByPeer) || o.kind == OpKind::Recv || o.kind == OpKind::Copy) c->copyBytes += b;
       if (o.kind == OpKind::RecvReduce || o.kind == OpKind::Reduce) c->reduceBytes += b;
       if (o.kind == OpKind::TreeReduce) c->reduceBytes += (n - 1) * b;
     }
@@ -75,7 +79,12 @@ double LatencyRounds(const std::vector<Schedule>& all) {
 
 }  // namespace
 
-AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in) {
+AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
+  // Ranks must choose alike, and whether a call is in place is each rank's own business (a
+  // broadcast's non-roots count as in place; any rank may pass sendbuff == recvbuff): so every
+  // call is priced as out of place.
+  CollArgs in = in_;
+  in.inPlace = false;
   CollArgs a = in;
   a.sliceElems = std::max<size_t>(1, a.count);
   const int n = std::max(1, a.nranks);
@@ -95,7 +104,15 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in) {
     a.rank = r;
     all.push_back(alg.generate(a));
     AlgoCost c;
-    CountBytes(all.back(), n, a.elemSize, &c);
+    // Whether a message is read in one copy depends on its size, so then bytes are counted on the
+    // schedule as it will run (sliced).
+    if (a.singleCopyBytes) {
+      CollArgs sliced = in;
+      sliced.rank = r;
+      CountBytes(alg.generate(sliced), n, a.elemSize, a.singleCopyBytes, &c);
+    } else {
+      CountBytes(all.back(), n, a.elemSize, 0, &c);
+    }
     if (n > 64)
       for (const Step& step : all.back().steps)
         c.rounds += std::any_of(step.ops.begin(), step.ops.end(),
@@ -151,6 +168,16 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
         snprintf(line, sizeof(line), "  %s%s%s %.2f%s", admitted ? "" : "(", &alg == pick ? "*" : "", alg.name,
                  ModeledUs(ScheduleCost(alg, a), a, ctx), admitted ? "" : ")");
         cells += line;
+      }
+      // The choice when this call's buffers can be read by the peers in one copy (single_copy.h).
+      if (ctx.singleCopyBytes) {
+        CollArgs sc = a;
+        sc.singleCopyBytes = ctx.singleCopyBytes;
+        const AlgorithmInfo* scPick = nullptr;
+        if (SelectAlgorithm(sc, filter, ctx, &scPick).ok() && scPick) {
+          snprintf(line, sizeof(line), "  | single copy: *%s %.2f", scPick->name, ModeledUs(ScheduleCost(*scPick, sc), sc, ctx));
+          cells += line;
+        }
       }
       snprintf(line, sizeof(line), "tuning:   %10zu B:%s\n", bytes, cells.c_str());
       out += line;

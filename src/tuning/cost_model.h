@@ -23,14 +23,16 @@ struct HostShape {
 struct CostContext {
   MachineModel machine;
   HostShape host;
+  size_t singleCopyBytes = 0;  // the threshold when peers can read some buffers in one copy (for the table)
 };
 
 // What one call of an algorithm costs, counted from the schedules the executor would run,
-// generated unsliced (slicing changes no byte count; it overlaps rounds, which the model ignores):
+// generated unsliced (slicing changes no byte count, except which messages are large enough for a
+// single copy; it overlaps rounds, which the model ignores):
 // rounds = the hand-overs on the latency path, found by running every rank's schedule in rounds
 // (a message posted in one round can be received in the next); copyBytes and reduceBytes = the
 // busiest rank's bytes sent plus received through channels, and bytes combined (an N-input tree
-// reduce counts N-1). Above 64 ranks, ranks are sampled and rounds = the most steps of one rank.
+// reduce counts N-1), local copies included. Above 64 ranks, ranks are sampled and rounds = the most steps of one rank.
 struct AlgoCost {
   double rounds = 0;
   double copyBytes = 0;

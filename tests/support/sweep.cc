@@ -23,6 +23,38 @@ std::string Describe(const perf::Coll& c, size_t count, tcclDataType_t dt, tcclR
   return o.str();
 }
 
+// One host buffer of the sweep: a vector, tcclMemAlloc memory, or a vector registered with the
+// communicator. data() is null when allocation or registration failed.
+class HostStore {
+ public:
+  HostStore(HostBuffers kind, size_t bytes, tcclComm_t comm) : comm_(comm), bytes_(bytes) {
+    if (kind == HostBuffers::MemAlloc) {
+      void* p = nullptr;
+      if (tcclMemAlloc(&p, bytes) == tcclSuccess) shared_ = static_cast<unsigned char*>(p);
+      return;
+    }
+    vec_.resize(bytes);
+    if (kind == HostBuffers::Registered && tcclCommRegister(comm, vec_.data(), bytes, &handle_) != tcclSuccess)
+      vec_.clear();
+  }
+  ~HostStore() {
+    if (handle_) tcclCommDeregister(comm_, handle_);
+    if (shared_) tcclMemFree(shared_);
+  }
+  HostStore(const HostStore&) = delete;
+  HostStore& operator=(const HostStore&) = delete;
+  unsigned char* data() { return shared_ ? shared_ : vec_.empty() ? nullptr : vec_.data(); }
+  size_t size() const { return bytes_; }
+  unsigned char& operator[](size_t i) { return data()[i]; }
+
+ private:
+  tcclComm_t comm_;
+  size_t bytes_;
+  std::vector<unsigned char> vec_;
+  unsigned char* shared_ = nullptr;
+  void* handle_ = nullptr;
+};
+
 }  // namespace
 
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
@@ -71,7 +103,9 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
       int root = c.rooted ? (int)(count % n) : 0;
       const size_t off = opt.unaligned ? 1 : 0;
       size_t elems = std::max(s.sendElems, s.recvElems);
-      std::vector<unsigned char> sendStore(elems * es + 16), recvStore(elems * es + 16);
+      HostStore sendStore(opt.buffers, elems * es + 16, comm), recvStore(opt.buffers, elems * es + 16, comm);
+      if (!sendStore.data() || !recvStore.data())
+        return {"cannot allocate or register host buffers: " + std::string(tcclGetLastError(comm))};
       // Device copies of the two stores (same offsets), for CUDA communicators.
       void *dSend = nullptr, *dRecv = nullptr;
       struct DeviceFree {

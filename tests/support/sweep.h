@@ -22,6 +22,9 @@ struct DeviceHooks {
   void* stream = nullptr;                        // the cudaStream_t every call is issued on
 };
 
+// Where the sweep's host buffers come from (single-copy paths, docs/single_copy.md).
+enum class HostBuffers { Plain, MemAlloc, Registered };
+
 struct SweepOptions {
   std::vector<size_t> counts = {0, 1, 7, 1009};
   std::vector<size_t> largeCounts = {1 << 20};  // run only for largeTypes with sum
@@ -36,6 +39,7 @@ struct SweepOptions {
   bool checkRepeatable = true;
   // Issue every call on a host stream and synchronize, instead of blocking calls.
   bool useStream = false;
+  HostBuffers buffers = HostBuffers::Plain;
   // Run on device buffers (a CUDA communicator).
   const DeviceHooks* device = nullptr;
 };

@@ -16,6 +16,7 @@ namespace tccl {
 struct ShmChannel {
   alignas(64) std::atomic<uint64_t> head;  // bytes published by the sender
   alignas(64) std::atomic<uint64_t> tail;  // bytes consumed by the receiver
+  alignas(64) std::atomic<uint64_t> copied;  // single-copy messages the receiver has read (single_copy.h)
   LLRing ll;                               // small messages (ll_ring.h)
   alignas(64) unsigned char data[1];       // ring bytes follow (capacity set by the segment)
 

@@ -22,10 +22,13 @@ static_assert(kHeaderBytes % 64 == 0, "doorbells stay cache-line aligned");
 
 class ShmConnection : public Connection {
  public:
-  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell)
-      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), llOut_(out->ll), llIn_(in->ll) {
+  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell, const SingleCopyConfig* sc,
+                int peer)
+      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), sc_(sc), peer_(peer), llOut_(out->ll), llIn_(in->ll) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
+    copiesSent_ = out_->copied.load(std::memory_order_relaxed);
+    copiesRead_ = in_->copied.load(std::memory_order_relaxed);
   }
 
   Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
@@ -34,23 +37,8 @@ class ShmConnection : public Connection {
       ringDue_ |= *taken > 0;
       return Status::Ok();
     }
-    if (done == 0) sendHead_ = AlignMessage(sendHead_);
-    // Aligning the message start may reserve padding beyond what is free: then nothing fits yet.
-    uint64_t used = sendHead_ - out_->tail.load(std::memory_order_acquire);
-    size_t space = used >= cap_ ? 0 : cap_ - used;
-    size_t n = std::min<size_t>(space, total - done);
-    *taken = n;
-    if (n == 0) return Status::Ok();
-    const unsigned char* src = static_cast<const unsigned char*>(data) + done;
-    size_t at = sendHead_ % cap_;
-    size_t first = std::min(n, cap_ - at);
-    memcpy(out_->data + at, src, first);
-    if (n > first) memcpy(out_->data, src + first, n - first);
-    sendHead_ += n;
-    // Published at once, so the receiver can start on the tag while the payload is copied; the
-    // wake-up waits for Publish().
-    out_->head.store(sendHead_, std::memory_order_release);
-    ringDue_ = true;
+    if (IsLarge(total)) return TrySendLarge(data, done, total, taken);
+    SendBytes(data, done, total, taken);
     return Status::Ok();
   }
 
@@ -61,6 +49,45 @@ class ShmConnection : public Connection {
       ringDue_ |= returned;  // the sender may be asleep waiting for lines
       return Status::Ok();
     }
+    if (IsLarge(total)) return TryRecvLarge(sink, done, total, delivered);
+    RecvBytes(sink, done, total, delivered);
+    return Status::Ok();
+  }
+
+  void Publish() override {
+    if (!ringDue_) return;
+    ringDue_ = false;
+    peerBell_->Ring();
+  }
+
+  const char* Kind() const override { return "shm"; }
+
+ private:
+  // Pieces a single-copy receive moves per call, so the executor keeps other ops of the step going.
+  static constexpr size_t kPiece = 1 << 20;
+  // CMA into a reduction goes through this much of a bounce buffer at a time (stays in cache).
+  static constexpr size_t kBounce = 256 << 10;
+
+  bool IsLarge(size_t total) const { return sc_->minBytes != 0 && total >= sc_->minBytes; }
+
+  // The byte ring: a message's payload at a 16-byte-aligned position.
+  void SendBytes(const void* data, size_t done, size_t total, size_t* taken) {
+    if (done == 0) sendHead_ = AlignMessage(sendHead_);
+    // Aligning the message start may reserve padding beyond what is free: then nothing fits yet.
+    uint64_t used = sendHead_ - out_->tail.load(std::memory_order_acquire);
+    size_t space = used >= cap_ ? 0 : cap_ - used;
+    size_t n = std::min<size_t>(space, total - done);
+    *taken = n;
+    if (n == 0) return;
+    WriteRing(sendHead_, static_cast<const unsigned char*>(data) + done, n);
+    sendHead_ += n;
+    // Published at once, so the receiver can start on the tag while the payload is copied; the
+    // wake-up waits for Publish().
+    out_->head.store(sendHead_, std::memory_order_release);
+    ringDue_ = true;
+  }
+
+  void RecvBytes(const RecvSink& sink, size_t done, size_t total, size_t* delivered) {
     if (done == 0) recvTail_ = AlignMessage(recvTail_);
     size_t got = 0;
     // At most two pieces: up to the wrap, then from the ring start.
@@ -85,33 +112,140 @@ class ShmConnection : public Connection {
       ringDue_ = true;  // the sender may be waiting for space
     }
     *delivered = got;
+  }
+
+  void WriteRing(uint64_t pos, const void* src, size_t n) {
+    const unsigned char* s = static_cast<const unsigned char*>(src);
+    size_t at = pos % cap_, first = std::min(n, cap_ - at);
+    memcpy(out_->data + at, s, first);
+    if (n > first) memcpy(out_->data, s + first, n - first);
+  }
+
+  void ReadRing(uint64_t pos, void* dst, size_t n) const {
+    unsigned char* d = static_cast<unsigned char*>(dst);
+    size_t at = pos % cap_, first = std::min(n, cap_ - at);
+    memcpy(d, in_->data + at, first);
+    if (n > first) memcpy(d + first, in_->data, n - first);
+  }
+
+  // A message of at least TCCL_SHM_SINGLE_COPY_BYTES: header first (single_copy.h), then either
+  // the payload through the ring or a wait until the receiver has read it from this rank's memory.
+  Status TrySendLarge(const void* data, size_t done, size_t total, size_t* taken) {
+    *taken = 0;
+    if (!sendHeader_) {
+      const SingleCopyHeader h = DescribeForPeer(*sc_, peer_, data, total);
+      const uint64_t at = AlignMessage(sendHead_);
+      if (at + sizeof(h) - out_->tail.load(std::memory_order_acquire) > cap_) return Status::Ok();
+      WriteRing(at, &h, sizeof(h));
+      sendHead_ = at + sizeof(h);
+      out_->head.store(sendHead_, std::memory_order_release);
+      ringDue_ = true;
+      sendHeader_ = true;
+      sendMode_ = (CopyMode)h.mode;
+      if (sendMode_ != CopyMode::Inline) awaitCopied_ = ++copiesSent_;
+    }
+    if (sendMode_ == CopyMode::Inline) {
+      SendBytes(data, done, total, taken);
+      if (done + *taken == total) sendHeader_ = false;
+      return Status::Ok();
+    }
+    if (out_->copied.load(std::memory_order_acquire) < awaitCopied_) return Status::Ok();
+    *taken = total - done;
+    sendHeader_ = false;
     return Status::Ok();
   }
 
-  void Publish() override {
-    if (!ringDue_) return;
-    ringDue_ = false;
-    peerBell_->Ring();
+  Status TryRecvLarge(const RecvSink& sink, size_t done, size_t total, size_t* delivered) {
+    *delivered = 0;
+    if (!recvHeader_) {
+      const uint64_t at = AlignMessage(recvTail_);
+      if (in_->head.load(std::memory_order_acquire) < at + sizeof(SingleCopyHeader)) return Status::Ok();
+      ReadRing(at, &rh_, sizeof(rh_));
+      recvTail_ = at + sizeof(rh_);
+      in_->tail.store(recvTail_, std::memory_order_release);
+      ringDue_ = true;
+      recvHeader_ = true;
+      src_ = nullptr;
+      switch ((CopyMode)rh_.mode) {
+        case CopyMode::Inline:
+        case CopyMode::Cma:
+          break;
+        case CopyMode::Pointer:
+          src_ = reinterpret_cast<const unsigned char*>((uintptr_t)rh_.address);
+          break;
+        case CopyMode::Mapped: {
+          const unsigned char* base = nullptr;
+          TCCL_RETURN_IF_ERROR(mappings_.Map(sc_->peers[peer_].pid, rh_, &base));
+          src_ = base + rh_.offset;
+          break;
+        }
+        default:
+          return InternalError("single-copy header with unknown mode %u", rh_.mode);
+      }
+    }
+    const CopyMode mode = (CopyMode)rh_.mode;
+    if (mode == CopyMode::Inline) {
+      RecvBytes(sink, done, total, delivered);
+      if (done + *delivered == total) {
+        recvHeader_ = false;
+        CountSingleCopyMessage(mode);
+      }
+      return Status::Ok();
+    }
+    size_t n = std::min(total - done, kPiece);
+    unsigned char* direct = sink.direct ? static_cast<unsigned char*>(sink.direct) + done : nullptr;
+    if (mode == CopyMode::Cma) {
+      const int pid = sc_->peers[peer_].pid;
+      if (direct) {
+        TCCL_RETURN_IF_ERROR(CmaRead(pid, rh_.address + done, direct, n));
+      } else {
+        n = std::min(n, kBounce);
+        bounce_.resize(kBounce);
+        TCCL_RETURN_IF_ERROR(CmaRead(pid, rh_.address + done, bounce_.data(), n));
+        sink.consume(sink.ctx, bounce_.data(), done, n);
+      }
+    } else if (direct) {
+      memcpy(direct, src_ + done, n);
+    } else {
+      sink.consume(sink.ctx, src_ + done, done, n);
+    }
+    *delivered = n;
+    if (done + n == total) {
+      in_->copied.store(++copiesRead_, std::memory_order_release);
+      ringDue_ = true;  // the sender waits for this
+      recvHeader_ = false;
+      CountSingleCopyMessage(mode);
+    }
+    return Status::Ok();
   }
 
-  const char* Kind() const override { return "shm"; }
-
- private:
   ShmChannel* out_;
   ShmChannel* in_;
   size_t cap_;
   Doorbell* peerBell_;
+  const SingleCopyConfig* sc_;
+  int peer_;  // local index
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
   bool ringDue_ = false;
   LLSender llOut_;
   LLReceiver llIn_;
+  // Single copy: the message in progress in each direction.
+  bool sendHeader_ = false, recvHeader_ = false;
+  CopyMode sendMode_ = CopyMode::Inline;
+  uint64_t copiesSent_ = 0, awaitCopied_ = 0, copiesRead_ = 0;
+  SingleCopyHeader rh_;
+  const unsigned char* src_ = nullptr;
+  PeerMappings mappings_;
+  std::vector<unsigned char> bounce_;
 };
 
 }  // namespace
 
 Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
-                      int me, size_t ringBytes, std::shared_ptr<ShmHost>* out) {
+                      const std::vector<int>& localPids, const std::vector<bool>& localSameProcess, int me,
+                      size_t ringBytes, size_t singleCopyBytes, const Registrations* registered,
+                      std::shared_ptr<ShmHost>* out) {
   auto host = std::make_shared<ShmHost>();
   host->localRanks_ = localRanks;
   host->meIndex_ = host->IndexOf(me);
@@ -130,6 +264,22 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
   TCCL_RETURN_IF_ERROR(opened);
   TCCL_INFO(kLogShm, "rank %d: shared memory %s, %zu local ranks, %zu bytes", me, segName.c_str(),
             L, bytes);
+  TCCL_RETURN_IF_ERROR(
+      ProbeSingleCopy(boot, host->meIndex_, localRanks, localPids, localSameProcess, &host->singleCopy_.peers));
+  // A single-copy header travels through the ring, so messages must be larger than a header.
+  host->singleCopy_.minBytes = singleCopyBytes == 0 ? 0 : std::max<size_t>(singleCopyBytes, kLLMaxBytes + 1);
+  host->singleCopy_.registered = registered;
+  for (size_t i = 0; i < L; ++i)
+    if ((int)i != host->meIndex_) {
+      const SingleCopyPeer& p = host->singleCopy_.peers[i];
+      TCCL_INFO(kLogShm, "rank %d: single copy to rank %d from %zu B: %s", me, localRanks[i],
+                host->singleCopy_.minBytes,
+                p.sameProcess ? "any buffer (same process)"
+                : p.canMap    ? (p.canCma ? "tcclMemAlloc buffers (mapped), registered buffers (CMA)"
+                                          : "tcclMemAlloc buffers (mapped)")
+                : p.canCma    ? "registered buffers (CMA)"
+                              : "none (the peer can neither map this process's memory nor read it with CMA)");
+    }
   *out = std::move(host);
   return Status::Ok();
 }
@@ -178,7 +328,7 @@ std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
   // the first lap through fresh shared pages otherwise stalled ~20 us per 32 KiB in the
   // development VM (measured: 8-iteration period of 20 us stalls at 4 KiB, gone after one lap).
   memset(out->data, 0, ringBytes_);
-  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p));
+  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), &singleCopy_, p);
 }
 
 }  // namespace tccl

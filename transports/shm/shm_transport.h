@@ -12,6 +12,7 @@
 #include "bootstrap/bootstrap.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/shm_segment.h"
+#include "transports/shm/single_copy.h"
 #include "transports/transport.h"
 
 namespace tccl {
@@ -20,12 +21,18 @@ class ShmHost {
  public:
   // localRanks: communicator ranks on this host, ascending; me is among them. Collective over the
   // whole communicator (uses bootstrap barriers), so every rank calls it, with or without peers.
+  // localPids / localSameProcess: each local rank's pid and whether it is a thread of this
+  // process. singleCopyBytes: messages from this size on may be read by the receiver straight from
+  // the sender's memory (single_copy.h); 0 keeps every message in the rings.
   static Status Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
-                      int me, size_t ringBytes, std::shared_ptr<ShmHost>* out);
+                      const std::vector<int>& localPids, const std::vector<bool>& localSameProcess, int me,
+                      size_t ringBytes, size_t singleCopyBytes, const Registrations* registered,
+                      std::shared_ptr<ShmHost>* out);
 
   std::unique_ptr<Connection> ConnectionTo(int peerRank);
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
+  const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
 
   // The failure record (SPEC section 5): the first local rank whose operation fails (or that is
   // aborted) writes who and why and rings every doorbell; the other local ranks see it while they
@@ -42,6 +49,7 @@ class ShmHost {
   std::vector<int> localRanks_;
   int meIndex_ = -1;
   size_t ringBytes_ = 0;
+  SingleCopyConfig singleCopy_;
 };
 
 }  // namespace tccl
