@@ -74,7 +74,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     std::vector<size_t> done, tagDone;
     std::vector<ReduceCtx> rctx;
     std::vector<pollfd> sockets;
-    std::vector<Connection*> moved;  // connections that moved data in this pass: published once
+    std::vector<Connection*> moved;  // connections touched in this pass: published once (a no-op unless due)
     std::vector<unsigned char> staging;  // per op: tag + inline payload
   };
   static thread_local Scratch scratch;
@@ -200,6 +200,10 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           }
         } else if (c->PollFd() >= 0) {
           sockets.push_back({c->PollFd(), (short)(sending ? POLLOUT : POLLIN), 0});
+        } else {
+          // No payload moved, but the connection may still owe its peer a wake-up: a single-copy
+          // header (single_copy.h) or ring space handed back. Publish rings only if so.
+          moved.push_back(c);
         }
       }
       for (Connection* c : moved) c->Publish();
