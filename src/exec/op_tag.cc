@@ -52,7 +52,8 @@ std::string CompareTags(const OpTag& got, const OpTag& want) {
   if (got.redop != want.redop) add("reduction " + OpText(got.redop) + " instead of " + OpText(want.redop));
   if (got.root != want.root)
     add("root " + std::to_string(got.root) + " instead of " + std::to_string(want.root));
-  if (got.algo != want.algo)
+  // Different operations have different algorithm tables; only the same operation's choice can differ.
+  if (got.algo != want.algo && got.kind == want.kind)
     add("algorithm " + AlgoName(got.algo) + " instead of " + AlgoName(want.algo) +
         " (ranks chose differently: different TCCL_ALGO or determinism settings, or buffers from "
         "tcclMemAlloc / tcclCommRegister on some ranks only, docs/single_copy.md)");

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/log.h"
+#include "core/race_annotations.h"
 #include "transports/shm/shm_channel.h"
 
 namespace tccl {
@@ -136,6 +137,7 @@ class ShmConnection : public Connection {
       const SingleCopyHeader h = DescribeForPeer(*sc_, peer_, data, total);
       const uint64_t at = AlignMessage(sendHead_);
       if (at + sizeof(h) - out_->tail.load(std::memory_order_acquire) > cap_) return Status::Ok();
+      if (h.mode == (uint32_t)CopyMode::Pointer) AnnotateHandOff(data);
       WriteRing(at, &h, sizeof(h));
       sendHead_ = at + sizeof(h);
       out_->head.store(sendHead_, std::memory_order_release);
@@ -150,6 +152,7 @@ class ShmConnection : public Connection {
       return Status::Ok();
     }
     if (out_->copied.load(std::memory_order_acquire) < awaitCopied_) return Status::Ok();
+    if (sendMode_ == CopyMode::Pointer) AnnotateTakeOver(data);
     *taken = total - done;
     sendHeader_ = false;
     return Status::Ok();
@@ -172,6 +175,7 @@ class ShmConnection : public Connection {
           break;
         case CopyMode::Pointer:
           src_ = reinterpret_cast<const unsigned char*>((uintptr_t)rh_.address);
+          AnnotateTakeOver(src_);
           break;
         case CopyMode::Mapped: {
           const unsigned char* base = nullptr;
@@ -211,6 +215,7 @@ class ShmConnection : public Connection {
     }
     *delivered = n;
     if (done + n == total) {
+      if (mode == CopyMode::Pointer) AnnotateHandOff(src_);
       in_->copied.store(++copiesRead_, std::memory_order_release);
       ringDue_ = true;  // the sender waits for this
       recvHeader_ = false;
