@@ -145,7 +145,7 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20)->name, "ring");
   EXPECT_STREQ(Select("allreduce:direct", CollKind::AllReduce, 1 << 20)->name, "direct");
   EXPECT_STREQ(Select("allreduce:^direct;", CollKind::AllReduce, 2)->name, "twoshot");
-  EXPECT_STREQ(Select("allreduce:^direct,twoshot,rdouble", CollKind::AllReduce, 2)->name, "ring");
+  EXPECT_STREQ(Select("allreduce:^direct,twoshot,rdouble,rhalving,tree", CollKind::AllReduce, 2)->name, "ring");
   EXPECT_STREQ(Select("ring", CollKind::AllReduce, 2)->name, "ring");
   // A global list naming no broadcast algorithm leaves broadcast alone.
   EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, Select("", CollKind::Broadcast, 2)->name);
@@ -158,8 +158,8 @@ TEST(AlgoSelection, StrictModeUsesOnlyCanonicalAlgorithms) {
   EXPECT_STREQ(Select("", CollKind::AllReduce, 2, nullptr, true)->name, "direct");
   EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20, nullptr, true)->name, "twoshot");
   EXPECT_STREQ(Select("", CollKind::ReduceScatter, 1 << 20, nullptr, true)->name, "direct");
-  EXPECT_STREQ(Select("", CollKind::Reduce, 1 << 20, nullptr, true)->name, "direct");
-  EXPECT_STREQ(Select("", CollKind::ReduceScatter, 1 << 20)->name, "ring");
+  EXPECT_STREQ(Select("", CollKind::Reduce, 1 << 20, nullptr, true)->name, "tree");
+  EXPECT_STREQ(Select("", CollKind::ReduceScatter, 1 << 20)->name, "rhalving");
   EXPECT_STREQ(Select("", CollKind::Reduce, 1 << 20)->name, "chain");
   // A global "ring" restricts all-reduce to ring, which strict mode refuses with an explanation.
   Status st;

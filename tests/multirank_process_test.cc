@@ -79,7 +79,9 @@ void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expect
   for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "rank " << rank << ": " << failures[i];
   // Every rank receives in every collective but broadcast and reduce, so each one read some
   // messages from its peers' memory (unless a container forbids it: then nothing proves the path).
-  if (n > 1) EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
+  if (n > 1) {
+    EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
+  }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
 }
 
@@ -124,7 +126,9 @@ TEST_F(ProcessRanks, SingleCopyOnSomeRanksOnlyIsAClearError) {
     // The rank that read the tag names the cause; the others report that rank's failure.
     std::string msg = tcclGetLastError(sc);
     EXPECT_NE(msg.find("rank"), std::string::npos) << msg;
-    if (n == 2) EXPECT_NE(msg.find("chose differently"), std::string::npos) << msg;
+    if (n == 2) {
+      EXPECT_NE(msg.find("chose differently"), std::string::npos) << msg;
+    }
   }
   if (rank == 0) {
     tcclMemFree(send);

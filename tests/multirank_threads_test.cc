@@ -151,7 +151,9 @@ TEST_P(ThreadRanks, SingleCopyEveryAlgorithm) {
     SCOPED_TRACE(key + ":" + alg.name);
     RunOnThreads(GetParam(), opt);
   }
-  if (GetParam() > 1) EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Pointer), before);
+  if (GetParam() > 1) {
+    EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Pointer), before);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(N, ThreadRanks, ::testing::Values(1, 2, 3, 4, 5, 7, 8));

@@ -26,6 +26,12 @@ Schedule DirectReduce(const CollArgs& a);
 // recursive_doubling.cc, binomial_tree.cc: few rounds, for small messages
 Schedule RecursiveDoublingAllReduce(const CollArgs& a);
 Schedule BinomialBroadcast(const CollArgs& a);
+// recursive_halving.cc: Rabenseifner's halving then doubling, for medium and large messages
+Schedule RecursiveHalvingAllReduce(const CollArgs& a);
+Schedule RecursiveHalvingReduceScatter(const CollArgs& a);
+// canonical_tree.cc: the canonical reduction tree as the communication tree, for small messages
+Schedule CanonicalTreeAllReduce(const CollArgs& a);
+Schedule CanonicalTreeReduce(const CollArgs& a);
 
 // Op builders shared by the generators (ops.cc).
 // All-to-all's start: in place, the outgoing blocks would be overwritten by incoming ones, so a

@@ -19,8 +19,7 @@ Schedule RecursiveDoublingAllReduce(const CollArgs& a) {
   if (a.count == 0) return s;
   if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
   if (N == 1) return s;
-  int P = 1;
-  while (P * 2 <= N) P *= 2;
+  const int P = LargestPowerOfTwoAtMost(N);
   // Each level: send the partial while receiving the partner's into scratch (both in one step, so
   // neither waits for the other's buffer space), then reduce it in.
   s.scratchElems = a.count;

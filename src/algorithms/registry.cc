@@ -32,11 +32,20 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"rdouble", CollKind::AllReduce, &RecursiveDoublingAllReduce, false,
        "recursive doubling: log2(N) rounds exchanging the whole partial with rank XOR 2^k (extra ranks "
        "fold in first); butterfly order, deterministic run to run: small and medium messages, run mode"},
+      {"rhalving", CollKind::AllReduce, &RecursiveHalvingAllReduce, false,
+       "Rabenseifner: recursive halving reduce-scatter then recursive doubling all-gather; 2(N-1)/N of "
+       "the data per rank in 2 log2(N) rounds; butterfly order, run mode: medium and large messages"},
+      {"tree", CollKind::AllReduce, &CanonicalTreeAllReduce, true,
+       "reduce along the canonical tree itself (node [lo,hi) computed at rank lo), then binomial "
+       "broadcast from rank 0; 2 ceil(log2 N) hops: small messages at larger N, strict determinism"},
       {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true,
        "each rank sends every chunk's slice to its owner, which tree-reduces the N slices in canonical "
        "order; (N-1)/N of the data per rank"},
       {"ring", CollKind::ReduceScatter, &RingReduceScatter, false,
        "ring, partials double-buffered per slice; each rank ends with its own chunk (rotating order)"},
+      {"rhalving", CollKind::ReduceScatter, &RecursiveHalvingReduceScatter, false,
+       "recursive halving: log2(N) rounds, each sending half of what is left to rank XOR 2^k (extra "
+       "ranks fold in first); butterfly order, run mode; scratch of the whole input"},
       {"ring", CollKind::AllGather, &RingAllGather, true, "ring, pipelined in slices (no reduction)"},
       {"direct", CollKind::AllGather, &DirectAllGather, true,
        "every rank sends its block to every other rank in one step (no reduction): small messages"},
@@ -50,6 +59,9 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
        "(no reduction): small messages"},
       {"direct", CollKind::Reduce, &DirectReduce, true,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
+      {"tree", CollKind::Reduce, &CanonicalTreeReduce, true,
+       "reduce along the canonical tree itself (node [lo,hi) computed at rank lo), then rank 0 hands "
+       "the result to the root; ceil(log2 N) hops: small messages at larger N, strict determinism"},
       {"chain", CollKind::Reduce, &ChainReduce, false,
        "pipelined chain towards the root, partials double-buffered per slice (chain order)"},
       {"direct", CollKind::AllToAll, &DirectAllToAll, true,

@@ -85,6 +85,13 @@ inline size_t SliceCount(size_t largest, size_t sliceElems) {
   return largest == 0 ? 1 : (largest + sliceElems - 1) / sliceElems;
 }
 
+// The ranks that take part in a power-of-two pattern (recursive doubling/halving): the others fold in.
+inline int LargestPowerOfTwoAtMost(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
 // Rank arithmetic modulo n, for any sign of a.
 inline int RankMod(int a, int n) { return ((a % n) + n) % n; }
 
