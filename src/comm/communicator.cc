@@ -216,7 +216,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   env_.aborted = &aborted_;
   env_.timeoutSec = settings_.timeoutSec;
   env_.describePeer = [this](int r) { return DescribePeer(r); };
-  env_.health = [this] { return Health(); };
+  env_.health = [this](const std::vector<int>& waitingOn) { return Health(false, &waitingOn); };
   env_.diagnose = [this] { return monitor_->Diagnose([this](int r) { return DescribePeer(r); }); };
   for (int r = 0; r < nranks_; ++r) env_.conns.push_back(conns_[r].get());
   TCCL_RETURN_IF_ERROR(boot_->Barrier());
@@ -261,9 +261,9 @@ Status Communicator::PeerReportedFailure() const {
   return Status::Ok();
 }
 
-Status Communicator::Health(bool force) {
+Status Communicator::Health(bool force, const std::vector<int>* only) {
   TCCL_RETURN_IF_ERROR(PeerReportedFailure());
-  return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }, force) : Status::Ok();
+  return monitor_ ? monitor_->Check([this](int r) { return DescribePeer(r); }, force, only) : Status::Ok();
 }
 
 std::string Communicator::FailKey(int rank) const { return "fail/" + Hex(commId_) + "/" + std::to_string(rank); }

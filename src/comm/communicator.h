@@ -93,7 +93,8 @@ class Communicator {
   Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*>& bufs, const OpTag& tag,
                  FlightEntry entry, const std::function<std::string()>& describe);
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
-  Status Health(bool force = false);
+  // A peer's failure report, or a watched peer gone (any, or only those in `only`).
+  Status Health(bool force = false, const std::vector<int>* only = nullptr);
   // A remote error naming the local peer whose failure record is in the host segment, if any.
   Status PeerReportedFailure() const;
   // A connection that failed says little (a TCP peer may only be relaying another rank's failure):

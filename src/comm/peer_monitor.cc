@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -59,12 +60,14 @@ PeerMonitor::~PeerMonitor() {
     if (w.pidfd >= 0) close(w.pidfd);
 }
 
-Status PeerMonitor::Check(const std::function<std::string(int)>& describePeer, bool force) {
+Status PeerMonitor::Check(const std::function<std::string(int)>& describePeer, bool force,
+                          const std::vector<int>* only) {
   if (watched_.empty()) return Status::Ok();
   double now = NowSeconds();
   if (!force && (now - lastCheck_.load(std::memory_order_relaxed)) * 1000 < kCheckIntervalMs) return Status::Ok();
   lastCheck_.store(now, std::memory_order_relaxed);
   for (auto& w : watched_) {
+    if (only && std::find(only->begin(), only->end(), w.rank) == only->end()) continue;
     bool exited;
     if (w.pidfd >= 0) {
       // A pidfd becomes readable when the process exits (even before its parent reaps it).

@@ -24,9 +24,10 @@ class PeerMonitor {
   PeerMonitor(const PeerMonitor&) = delete;
   PeerMonitor& operator=(const PeerMonitor&) = delete;
 
-  // An error naming the first watched peer whose process has exited. Cheap enough to call on
-  // every idle wait: it polls the pidfds at most once per kCheckIntervalMs.
-  Status Check(const std::function<std::string(int)>& describePeer, bool force = false);
+  // An error naming the first watched peer whose process has exited (of those in `only`, if
+  // given). Cheap enough to call on every idle wait: it polls at most once per kCheckIntervalMs.
+  Status Check(const std::function<std::string(int)>& describePeer, bool force = false,
+               const std::vector<int>* only = nullptr);
   bool Watches(int rank) const {
     for (auto& w : watched_)
       if (w.rank == rank) return true;

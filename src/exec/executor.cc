@@ -76,6 +76,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     std::vector<pollfd> sockets;
     std::vector<Connection*> moved;  // connections touched in this pass: published once (a no-op unless due)
     std::vector<unsigned char> staging;  // per op: tag + inline payload
+    std::vector<int> waitingOn;          // peers of the unfinished messages, for the health check
   };
   static thread_local Scratch scratch;
   // However this returns, peers stop ringing for this rank.
@@ -83,7 +84,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     Waiter* w;
     ~WaitScope() { w->Done(); }
   } waitScope{env.waiter};
-  auto& [done, tagDone, rctx, sockets, moved, staging] = scratch;
+  auto& [done, tagDone, rctx, sockets, moved, staging, waitingOn] = scratch;
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
     done.assign(ops.size(), 0);
@@ -114,6 +115,10 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         ++remaining;
       }
     }
+    // A peer may finish its part, leave (tcclCommDestroy, exit) and be seen gone before this rank
+    // has read the messages it left in shared memory. So a peer found gone ends the step only
+    // after one more pass that moves nothing: that pass sees everything the peer wrote.
+    bool peerGone = false;
     while (remaining > 0 || localsPending) {
       uint32_t snap = env.waiter->Arm();
       bool progressed = false;
@@ -222,13 +227,23 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       }
       if (env.aborted && env.aborted->load(std::memory_order_relaxed))
         return InvalidUsage("%s: the communicator was aborted", describe().c_str());
-      if (!env.waiter->ChecksDue()) {
+      if (!peerGone && !env.waiter->ChecksDue()) {
         env.waiter->Idle(snap, sockets);
         continue;
       }
       if (env.health) {
-        Status h = env.health();
-        if (!h.ok()) return Status(h.code(), describe() + ": " + h.message());
+        // Only the peers this step still waits for: one that finished with us may have left.
+        waitingOn.clear();
+        for (size_t i = 0; i < ops.size(); ++i)
+          if (done[i] != SIZE_MAX && !IsLocal(ops[i].kind)) waitingOn.push_back(ops[i].peer);
+        Status h = env.health(waitingOn);
+        if (!h.ok()) {
+          if (!peerGone) {
+            peerGone = true;
+            continue;
+          }
+          return Status(h.code(), describe() + ": " + h.message());
+        }
       }
       if (!deadline) deadline = Deadline::After(env.timeoutSec);
       if (deadline->Expired()) {

@@ -27,8 +27,9 @@ struct ExecEnv {
   double timeoutSec = 600;
   std::function<std::string(int)> describePeer;  // "rank 3 (host h, pid 12)"
   OpTag tag;  // sent before every message (bytes filled in per message) and expected on every receive
-  // Called while waiting: an error ends the operation (a peer died, or reported a failure).
-  std::function<Status()> health;
+  // Called while waiting, with the peers of the step's unfinished messages: an error ends the
+  // operation (one of them died, or any peer reported a failure).
+  std::function<Status(const std::vector<int>& waitingOn)> health;
   // Appended to a timeout message: what is known about the peers (e.g. "rank 2 ... is stopped").
   std::function<std::string()> diagnose;
   int failedPeer = -1;  // out: the peer whose connection failed, when that ended the operation
