@@ -150,8 +150,37 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   // A global list naming no broadcast algorithm leaves broadcast alone.
   EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, Select("", CollKind::Broadcast, 2)->name);
   Status st;
-  EXPECT_EQ(Select("broadcast:^chain,tree,direct", CollKind::Broadcast, 2, &st), nullptr);
+  EXPECT_EQ(Select("broadcast:^chain,tree,direct,staged", CollKind::Broadcast, 2, &st), nullptr);
   EXPECT_EQ(st.code(), tcclInvalidArgument);
+}
+
+// The staged broadcast (root stages pieces in shared scratch) pays off only when several ranks
+// share each core and the scratch is read in one copy, and only from its minimum size on; forcing
+// it works at any size.
+TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
+  AlgoFilter none;
+  auto pick = [&](int ranks, int cores, size_t bytes, size_t sharedScratchBytes, const AlgoFilter& f) {
+    CollArgs a;
+    a.kind = CollKind::Broadcast;
+    a.nranks = ranks;
+    a.count = bytes / 4;
+    a.elemSize = 4;
+    a.sharedScratchBytes = sharedScratchBytes;
+    CostContext ctx;
+    ctx.host.localRanks = ranks;
+    ctx.host.cores = cores;
+    const AlgorithmInfo* out = nullptr;
+    EXPECT_TRUE(SelectAlgorithm(a, f, ctx, &out).ok());
+    return std::string(out ? out->name : "none");
+  };
+  EXPECT_EQ(pick(8, 2, 64 << 20, 256 << 10, none), "staged");
+  EXPECT_NE(pick(8, 2, 64 << 20, 0, none), "staged");        // scratch not shared: two copies per reader
+  EXPECT_NE(pick(8, 8, 64 << 20, 256 << 10, none), "staged");  // a core each: the chain overlaps its copies
+  EXPECT_NE(pick(2, 2, 64 << 20, 256 << 10, none), "staged");
+  EXPECT_NE(pick(8, 2, 1 << 20, 256 << 10, none), "staged");   // below its 4 MiB minimum
+  AlgoFilter forced;
+  ASSERT_TRUE(ParseAlgoFilter("broadcast:staged", &forced).ok());
+  EXPECT_EQ(pick(8, 2, 1 << 10, 256 << 10, forced), "staged");
 }
 
 TEST(AlgoSelection, StrictModeUsesOnlyCanonicalAlgorithms) {

@@ -1,5 +1,7 @@
 #include "algorithms/registry.h"
 
+#include <cmath>
+
 #include "algorithms/generators.h"
 #include "core/log.h"
 #include "tuning/cost_model.h"
@@ -57,6 +59,15 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"tree", CollKind::Broadcast, &BinomialBroadcast, true,
        "binomial tree from the root: floor(log2 N) hand-overs of the whole message on the longest path "
        "(no reduction): small messages"},
+      {"staged", CollKind::Broadcast, &StagedBroadcast, true,
+       "the root copies 1 MiB pieces into two slots of scratch every rank maps, the others read each "
+       "piece from there in one copy: N copies of the message in all instead of the chain's 2(N-1), "
+       "for large messages in buffers peers cannot map (no reduction)",
+       // From 4 MiB: below, the root's staging of the first piece is not hidden and each 1 MiB piece
+       // waits for every reader; forced at 4 and 8 ranks on 2 cores (medians of 3), 1 MiB took
+       // 268 us staged against 179 (chain) and 371 against 345, 4 MiB about the same, 16 MiB at 8
+       // ranks 6.8 ms against 8.2 (docs/algorithms.md). The cost model sees only the copies it saves.
+       (size_t)4 << 20},
       {"direct", CollKind::Reduce, &DirectReduce, true,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
       {"tree", CollKind::Reduce, &CanonicalTreeReduce, true,
@@ -102,11 +113,13 @@ Status SelectAlgorithm(const CollArgs& a, const AlgoFilter& filter, const CostCo
     return InvalidArgument("TCCL_ALGO excludes every algorithm for %s (available: %s)", CollName(a.kind),
                            list.c_str());
   }
-  // The one selection rule: the cheapest under the measured cost model.
+  // The one selection rule: the cheapest under the measured cost model, among those meant for
+  // this size (any, if none is).
   double best = 0;
   *out = nullptr;
+  const size_t bytes = a.count * a.elemSize;
   for (const AlgorithmInfo* alg : allowed) {
-    double t = ModeledUs(ScheduleCost(*alg, a), a, ctx);
+    double t = bytes < alg->minBytes ? HUGE_VAL : ModeledUs(ScheduleCost(*alg, a), a, ctx);
     if (!*out || t < best) *out = alg, best = t;
   }
   return Status::Ok();

@@ -20,6 +20,10 @@ struct AlgorithmInfo {
   Generator generate;
   bool canonicalOrder;  // reduces in the canonical tree order of docs/determinism.md (or reduces nothing)
   const char* description;
+  // Automatic selection considers it only from this message size on (bytes of the call's count);
+  // TCCL_ALGO may still force it below. For algorithms whose measured crossover the cost model
+  // does not capture; each value says where it was measured.
+  size_t minBytes = 0;
 };
 
 struct CostContext;  // src/tuning/cost_model.h

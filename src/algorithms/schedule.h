@@ -48,6 +48,11 @@ struct Step {
 struct Schedule {
   std::vector<Step> steps;
   size_t scratchElems = 0;
+  // The scratch is staging that peers read: the communicator takes it from memory every local peer
+  // can map (CollArgs::sharedScratchBytes), so its messages are read in one copy. Other scratch
+  // stays private (a peer reading lines just written in the writer's cache is slower than the
+  // ring, docs/single_copy.md).
+  bool sharedScratch = false;
 };
 
 enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, AllToAll };
@@ -72,6 +77,10 @@ struct CollArgs {
   // message is copied in and out of a channel. Set only when every peer is on this host and can
   // read this call's buffers.
   size_t singleCopyBytes = 0;
+  // The same threshold for messages sent from the scratch of a Schedule::sharedScratch schedule:
+  // set when every rank is on this host and every local rank can map every other's memory (the
+  // same on every rank, whatever the call's buffers). 0: such scratch is private and copied.
+  size_t sharedScratchBytes = 0;
 };
 
 // Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).

@@ -13,6 +13,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "kernels/host/dtype.h"
+#include "memory/shared_memory.h"
 #include "topology/host_id.h"
 #include "transports/tcp/tcp_transport.h"
 
@@ -166,6 +167,8 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
                                       shmOff ? 0 : (size_t)singleCopy, registrations_.get(), &shm_));
   allLocal_ = remote.empty();
   if (allLocal_) cost_.singleCopyBytes = shm_->SingleCopy().minBytes;
+  if (allLocal_ && shm_->SingleCopy().everyoneMaps) sharedScratchBytes_ = shm_->SingleCopy().minBytes;
+  cost_.sharedScratchBytes = sharedScratchBytes_;
 
   TcpSetup tcp;
   tcp.me = rank_;
@@ -242,7 +245,10 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   return Status::Ok();
 }
 
-Communicator::~Communicator() { UnregisterForSignalDump(this); }
+Communicator::~Communicator() {
+  UnregisterForSignalDump(this);
+  if (sharedScratch_) SharedMemFree(sharedScratch_);
+}
 
 void Communicator::Abort() {
   aborted_.store(true);
@@ -362,8 +368,18 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   k.reduce = GetReduceFn(dt, op);
   k.divide = GetDivideFn(dt);
   size_t need = s.scratchElems * k.elemSize;
-  if (scratch_.size() < need) scratch_.resize(need);
-  bufs[kScratchBuf] = scratch_.data();
+  if (s.sharedScratch && sharedScratchBytes_ && need && sharedScratchSize_ < need) {
+    // Where shared memory runs out, private scratch still works: its messages go inline.
+    if (sharedScratch_) SharedMemFree(sharedScratch_);
+    sharedScratch_ = nullptr;
+    sharedScratchSize_ = SharedMemAlloc(need, &sharedScratch_).ok() ? need : 0;
+  }
+  if (s.sharedScratch && sharedScratchBytes_ && need && sharedScratchSize_ >= need) {
+    bufs[kScratchBuf] = sharedScratch_;
+  } else {
+    if (scratch_.size() < need) scratch_.resize(need);
+    bufs[kScratchBuf] = scratch_.data();
+  }
   ExecEnv& env = env_;
   env.tag = tag;
   env.failedPeer = -1;
@@ -407,6 +423,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   a.requireCanonical = reduces && settings_.determinism == tcclDeterminismStrict && DtypeIsFloat(dt) &&
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
   a.singleCopyBytes = SingleCopyBytesFor(a, send, recv);
+  a.sharedScratchBytes = sharedScratchBytes_;
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;

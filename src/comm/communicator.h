@@ -124,6 +124,12 @@ class Communicator {
   // written, and a peer reading such dirty lines straight from this core's cache in one copy
   // measured 2x slower than the two-copy ring (in-place all-to-all, 1 MiB, 2 ranks).
   std::vector<unsigned char> scratch_;
+  // Scratch of Schedule::sharedScratch schedules (staging the peers read in one copy): tcclMemAlloc
+  // memory, grown as needed, freed with the communicator. sharedScratchBytes_: the single-copy
+  // threshold when every local rank maps every other's memory and every rank is local, else 0.
+  void* sharedScratch_ = nullptr;
+  size_t sharedScratchSize_ = 0;
+  size_t sharedScratchBytes_ = 0;
   PlanCache plans_;
   CostContext cost_;             // the machine model and this host's shape, for selection
   ExecEnv env_;                  // filled once at setup; tag and failedPeer set per operation

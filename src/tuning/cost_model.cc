@@ -19,11 +19,15 @@ bool IsRecv(OpKind k) { return k == OpKind::Recv || k == OpKind::RecvReduce; }
 // (single_copy.h) costs the sender nothing; a local copy (an out-of-place root's or own block's)
 // costs what a channel copy does, which is what makes a broadcast root that only copies locally
 // (direct, single copy) cheaper than one that also streams into a ring (chain).
-void CountBytes(const Schedule& s, int n, size_t elemSize, size_t singleCopyBytes, AlgoCost* c) {
+// Sends from the shared scratch of a Schedule::sharedScratch schedule are read in one copy from
+// CollArgs::sharedScratchBytes on, whatever the user's buffers.
+void CountBytes(const Schedule& s, int n, const CollArgs& a, AlgoCost* c) {
+  const size_t elemSize = a.elemSize;
   for (const Step& step : s.steps)
     for (const Op& o : step.ops) {
       const double b = (double)o.count * (double)elemSize;
-      const bool readByPeer = singleCopyBytes && o.count * elemSize >= singleCopyBytes;
+      const size_t threshold = s.sharedScratch && o.src.buf == kScratchBuf ? a.sharedScratchBytes : a.singleCopyBytes;
+      const bool readByPeer = threshold && o.count * elemSize >= threshold;
       if ((o.kind == OpKind::Send && !readByPeer) || o.kind == OpKind::Recv || o.kind == OpKind::Copy) c->copyBytes += b;
       if (o.kind == OpKind::RecvReduce || o.kind == OpKind::Reduce) c->reduceBytes += b;
       if (o.kind == OpKind::TreeReduce) c->reduceBytes += (n - 1) * b;
@@ -106,12 +110,12 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     AlgoCost c;
     // Whether a message is read in one copy depends on its size, so then bytes are counted on the
     // schedule as it will run (sliced).
-    if (a.singleCopyBytes) {
+    if (a.singleCopyBytes || a.sharedScratchBytes) {
       CollArgs sliced = in;
       sliced.rank = r;
-      CountBytes(alg.generate(sliced), n, a.elemSize, a.singleCopyBytes, &c);
+      CountBytes(alg.generate(sliced), n, sliced, &c);
     } else {
-      CountBytes(all.back(), n, a.elemSize, 0, &c);
+      CountBytes(all.back(), n, a, &c);
     }
     if (n > 64)
       for (const Step& step : all.back().steps)
@@ -120,6 +124,8 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     worst.rounds = std::max(worst.rounds, c.rounds);
     worst.copyBytes = std::max(worst.copyBytes, c.copyBytes);
     worst.reduceBytes = std::max(worst.reduceBytes, c.reduceBytes);
+    worst.totalCopyBytes += c.copyBytes * n / ranks.size();
+    worst.totalReduceBytes += c.reduceBytes * n / ranks.size();
   }
   if (n <= 64) worst.rounds = LatencyRounds(all);
   return worst;
@@ -133,7 +139,18 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   const bool inCache = 2.0 * bytes * ctx.host.localRanks <= (double)m.cacheBytes;
   const double copyBytesPerUs = (inCache ? m.copyCacheGBps : m.copyMemGBps) * 1e3;
   const double reduceBytesPerUs = (inCache ? m.reduceCacheGBps : m.reduceMemGBps) * 1e3;
-  return c.rounds * alpha + share * (c.copyBytes / copyBytesPerUs + c.reduceBytes / reduceBytesPerUs);
+  const double busiest = c.copyBytes / copyBytesPerUs + c.reduceBytes / reduceBytesPerUs;
+  if (share <= 1) return c.rounds * alpha + busiest;
+  // A reduction's partials arrive level by level, so its busy ranks wait on each other rather than
+  // share the cores (forced at 8 ranks: the canonical-tree all-reduce of 16 MiB ran 21.7 ms against
+  // the two-shot's 16.4, although their totals are equal): every rank is counted as busy as the
+  // busiest. The receivers of data that is only moved copy independently of each other.
+  const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
+  if (reduces) return c.rounds * alpha + share * busiest;
+  // This host's part of the total (ranks are spread evenly over hosts), over its cores.
+  const double hostPart = (double)ctx.host.localRanks / std::max(1, a.nranks);
+  const double total = (c.totalCopyBytes / copyBytesPerUs + c.totalReduceBytes / reduceBytesPerUs) * hostPart;
+  return c.rounds * alpha + std::max(busiest, total / std::max(1, ctx.host.cores));
 }
 
 std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, const CostContext& ctx) {
@@ -158,6 +175,7 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
       a.count = bytes / 4;
       a.elemSize = 4;
       a.requireCanonical = strict && (k == CollKind::AllReduce || k == CollKind::ReduceScatter || k == CollKind::Reduce);
+      a.sharedScratchBytes = ctx.sharedScratchBytes;
       const AlgorithmInfo* pick = nullptr;
       std::string cells;
       if (!SelectAlgorithm(a, filter, ctx, &pick).ok()) pick = nullptr;
@@ -165,8 +183,12 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
         if (alg.coll != k) continue;
         // In parentheses: not admitted (TCCL_ALGO, or not canonical where strict mode needs it).
         const bool admitted = filter.Allows(k, alg.name, offered) && (!a.requireCanonical || alg.canonicalOrder);
-        snprintf(line, sizeof(line), "  %s%s%s %.2f%s", admitted ? "" : "(", &alg == pick ? "*" : "", alg.name,
-                 ModeledUs(ScheduleCost(alg, a), a, ctx), admitted ? "" : ")");
+        // "-": below the algorithm's minimum size for automatic selection.
+        if (bytes < alg.minBytes)
+          snprintf(line, sizeof(line), "  %s%s -%s", admitted ? "" : "(", alg.name, admitted ? "" : ")");
+        else
+          snprintf(line, sizeof(line), "  %s%s%s %.2f%s", admitted ? "" : "(", &alg == pick ? "*" : "", alg.name,
+                   ModeledUs(ScheduleCost(alg, a), a, ctx), admitted ? "" : ")");
         cells += line;
       }
       // The choice when this call's buffers can be read by the peers in one copy (single_copy.h).

@@ -1,8 +1,12 @@
 // Algorithm selection by an α-β-γ cost model (issue #3): the modeled time of an algorithm is
-//   rounds x α + share x (bytes copied / β + bytes reduced / γ)
-// with the per-rank counts read off the algorithm's own schedules (ScheduleCost), the machine's
-// measured parameters (machine_model.h), and `share` = ranks per core on this host
-// (oversubscribed ranks take turns on the cores, and α becomes a scheduler hand-over). β and γ
+//   rounds x α + work,  work = bytes copied / β + bytes reduced / γ
+// with the counts read off the algorithm's own schedules (ScheduleCost) and the machine's measured
+// parameters (machine_model.h). With at most one rank per core, work is the busiest rank's. With
+// more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
+// a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
+// so busy ranks wait on each other), and the work of a collective that only moves data is the
+// larger of the busiest rank's (it runs on one core) and this host's total over its cores: equal
+// to the former where every rank does the same, less where the root does most (broadcast). β and γ
 // are the in-cache rates while the host's working set (2 x bytes per local rank) fits in the
 // last-level cache, else the memory rates.
 #pragma once
@@ -23,7 +27,8 @@ struct HostShape {
 struct CostContext {
   MachineModel machine;
   HostShape host;
-  size_t singleCopyBytes = 0;  // the threshold when peers can read some buffers in one copy (for the table)
+  size_t singleCopyBytes = 0;     // the threshold when peers can read some buffers in one copy (for the table)
+  size_t sharedScratchBytes = 0;  // CollArgs::sharedScratchBytes of this communicator (for the table)
 };
 
 // What one call of an algorithm costs, counted from the schedules the executor would run,
@@ -37,6 +42,8 @@ struct AlgoCost {
   double rounds = 0;
   double copyBytes = 0;
   double reduceBytes = 0;
+  double totalCopyBytes = 0;    // summed over all ranks (estimated from the sample above 64)
+  double totalReduceBytes = 0;
 };
 AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& a);
 

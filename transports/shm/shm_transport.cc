@@ -270,7 +270,8 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
   TCCL_INFO(kLogShm, "rank %d: shared memory %s, %zu local ranks, %zu bytes", me, segName.c_str(),
             L, bytes);
   TCCL_RETURN_IF_ERROR(
-      ProbeSingleCopy(boot, host->meIndex_, localRanks, localPids, localSameProcess, &host->singleCopy_.peers));
+      ProbeSingleCopy(boot, host->meIndex_, localRanks, localPids, localSameProcess, &host->singleCopy_.peers,
+                      &host->singleCopy_.everyoneMaps));
   // A single-copy header travels through the ring, so messages must be larger than a header.
   host->singleCopy_.minBytes = singleCopyBytes == 0 ? 0 : std::max<size_t>(singleCopyBytes, kLLMaxBytes + 1);
   host->singleCopy_.registered = registered;

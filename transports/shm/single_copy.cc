@@ -154,8 +154,9 @@ Status CmaRead(int pid, uint64_t address, void* dst, size_t bytes) {
 
 Status ProbeSingleCopy(Bootstrap& boot, int meIndex, const std::vector<int>& localRanks,
                        const std::vector<int>& localPids, const std::vector<bool>& localSameProcess,
-                       std::vector<SingleCopyPeer>* peers) {
+                       std::vector<SingleCopyPeer>* peers, bool* everyoneMaps) {
   const size_t L = localRanks.size();
+  *everyoneMaps = false;
   peers->assign(L, SingleCopyPeer{});
   for (size_t i = 0; i < L; ++i) {
     if ((int)i == meIndex) continue;
@@ -219,6 +220,16 @@ Status ProbeSingleCopy(Bootstrap& boot, int meIndex, const std::vector<int>& loc
     (*peers)[i].canMap = bits & 1;
     (*peers)[i].canCma = bits & 2;
   }
+  // Every pair in different processes (pids differ; ranks that are threads of one process read by
+  // pointer) mapped each other's page. Computed from the same all-gathered strings everywhere.
+  bool all = true;
+  for (size_t j = 0; j < L; ++j)
+    for (size_t i = 0; i < L; ++i) {
+      if (i == j || localPids[i] == localPids[j]) continue;
+      const std::string& reader = results[localRanks[j]];
+      all = all && i < reader.size() && ((reader[i] - '0') & 1);
+    }
+  *everyoneMaps = all;
   return Status::Ok();
 }
 

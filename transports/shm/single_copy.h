@@ -57,6 +57,11 @@ struct SingleCopyConfig {
   size_t minBytes = 0;                  // 0: never (every message inline)
   std::vector<SingleCopyPeer> peers;    // by local index
   const Registrations* registered = nullptr;
+  // Every local rank can read every other local rank's tcclMemAlloc memory in one copy (mapped, or
+  // by pointer within a process). The same on every rank (from the probe's all-gathered results),
+  // so ranks may base a choice of algorithm on it: a communicator's shared scratch
+  // (Schedule::sharedScratch) is read in one copy.
+  bool everyoneMaps = false;
 };
 
 // True when every local peer could read [data, data + bytes) of this rank in one copy (what the
@@ -68,10 +73,11 @@ SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const vo
 
 // Collective over the communicator (two bootstrap all-gathers): every rank offers a probe buffer,
 // tries to map and CMA-read each local peer's, and learns which of its own buffers each peer can
-// read. `localPids[i]`/`localSameProcess[i]`: local rank i's pid and whether it is this process.
+// read, and whether every local rank can map every other's (`everyoneMaps`, the same on every rank).
+// `localPids[i]`/`localSameProcess[i]`: local rank i's pid and whether it is this process.
 Status ProbeSingleCopy(Bootstrap& boot, int meIndex, const std::vector<int>& localRanks,
                        const std::vector<int>& localPids, const std::vector<bool>& localSameProcess,
-                       std::vector<SingleCopyPeer>* peers);
+                       std::vector<SingleCopyPeer>* peers, bool* everyoneMaps);
 
 // The receiving end's mappings of one peer's tcclMemAlloc buffers (read-only), least recently
 // used first out beyond kMaxMappings so a peer that allocates and frees in a loop cannot pin
