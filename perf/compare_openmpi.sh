@@ -20,6 +20,7 @@ mid=${MID:-"-b 64K -e 1M -f 16 -n 200 -w 50"}
 large=${LARGE:-"-b 16M -e 256M -f 16 -n 3 -w 1"}
 [ -x "$bld/perf/mpi_peer_bench" ] || { echo "no $bld/perf/mpi_peer_bench: install libopenmpi-dev and rebuild" >&2; exit 1; }
 out=${RESULTS:-$(mktemp -d /tmp/tccl-compare.XXXXXX)}  # RESULTS=dir TABLES_ONLY=1: re-print tables
+mkdir -p "$out"
 mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 echo "# compare_openmpi: $(nproc) cores, reps=$reps, results in $out"
 echo "# Open MPI: $(mpirun --version 2>/dev/null | head -1)"
