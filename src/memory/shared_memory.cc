@@ -47,7 +47,7 @@ Status SharedMemAlloc(size_t size, void** ptr) {
     close(fd);
     return SystemError("tcclMemAlloc: cannot size a %zu-byte buffer: %s", bytes, strerror(e));
   }
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (p == MAP_FAILED) {
     int e = errno;
     close(fd);
