@@ -38,6 +38,8 @@ std::string Usage() {
          "  -r root (-1: all roots)  -a 0|1|2|3 (time of rank 0, mean, min, max)  -J json-file\n"
          "  -D cuda-device (buffers in device memory, a CUDA communicator; default -1: host memory)\n"
          "  -R 0|1|2 (host buffers: 0 plain, 1 tcclMemAlloc, 2 registered with tcclCommRegister)\n"
+         "  -W settle-ms (barriers before the first size, so freshly started ranks are spread over the\n"
+         "     cores before anything is timed; default 200, 0 for correctness-only runs)\n"
          "Run as one rank of a job: tessera-run -n N tessera-perf ..., or mpirun -np N tessera-perf ...\n";
 }
 
@@ -66,6 +68,10 @@ std::string ParseArgs(int argc, char** argv, Args* a) {
       case 'R':
         a->registration = atoi(v);
         if (a->registration < 0 || a->registration > 2) return std::string("bad -R ") + v + " (0, 1 or 2)";
+        break;
+      case 'W':
+        a->settleMs = atoi(v);
+        if (a->settleMs < 0) return std::string("bad -W ") + v;
         break;
       case 'g': case 't': case 'm': case 'z': case 'G': case 'C':
         break;  // nccl-tests flags with no meaning for host ranks (GPUs/threads per process, graphs)

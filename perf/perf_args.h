@@ -23,6 +23,7 @@ struct Args {
   std::string json;        // -J file
   int cudaDevice = -1;     // -D: buffers on this CUDA device (a CUDA communicator); -1 host memory
   int registration = 0;    // -R: host buffers 0 plain, 1 from tcclMemAlloc, 2 registered (tcclCommRegister)
+  int settleMs = 200;      // -W: milliseconds of barriers before the first timed size (0: none)
 };
 
 // Returns "" on success, else the error to print.

@@ -260,10 +260,10 @@ int main(int argc, char** argv) {
   }
   // Settle phase: freshly started ranks run slowly for tens of milliseconds while the OS scheduler
   // spreads them over the cores (measured here: the first sizes of a sweep ran 2-10x slower whatever
-  // the per-size warm-up count). Synchronise for 200 ms before anything is timed. Rank 0 decides
-  // when to stop so every rank runs the same number of barriers.
-  for (double start = Now();;) {
-    int stop = job.rank == 0 && Now() - start > 0.2;
+  // the per-size warm-up count). Synchronise for -W ms (200 by default) before anything is timed.
+  // Rank 0 decides when to stop so every rank runs the same number of barriers.
+  for (double start = Now(); args.settleMs > 0;) {
+    int stop = job.rank == 0 && Now() - start > args.settleMs / 1000.0;
     CHECK_TCCL(tcclBroadcast(&stop, &stop, 1, tcclInt32, 0, job.comm, nullptr));
     if (stop) break;
   }
