@@ -1,6 +1,8 @@
 // AVX2 build of the reduction loops (this file is compiled with -mavx2 -mf16c; it is only called
 // when the CPU reports both). float16 uses the F16C conversion instructions, whose rounding
-// (nearest-even) and NaN handling match kernels/host/half.h bit for bit (tested).
+// (nearest-even) and NaN handling match kernels/host/half.h bit for bit; bfloat16 narrows with
+// integer lanes that do what FloatToBf16 does; float max/min reproduce FloatOps' rules for signed
+// zeros and NaN (all tested bit for bit against the portable kernels' reference semantics).
 #include <immintrin.h>
 
 #include <cmath>
@@ -16,21 +18,6 @@ namespace avx2 {
 namespace {
 #include "kernels/host/reduce_loops.inc"
 
-template <__m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
-void HalfLoop(void* dst, const void* a, const void* b, size_t n) {
-  Unaligned<uint16_t>* d = static_cast<Unaligned<uint16_t>*>(dst);
-  const Unaligned<uint16_t>* x = static_cast<const Unaligned<uint16_t>*>(a);
-  const Unaligned<uint16_t>* y = static_cast<const Unaligned<uint16_t>*>(b);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 va = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&x[i])));
-    __m256 vb = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&y[i])));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(&d[i]),
-                     _mm256_cvtps_ph(F(va, vb), _MM_FROUND_TO_NEAREST_INT));
-  }
-  for (; i < n; ++i) d[i] = FloatToHalf(Scalar(HalfToFloat(x[i]), HalfToFloat(y[i])));
-}
-
 // NaN results become the canonical quiet NaN, as in FloatOps::Canon.
 __m256 Canon(__m256 r) {
   return _mm256_blendv_ps(r, _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN()), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
@@ -38,14 +25,126 @@ __m256 Canon(__m256 r) {
 __m256 VAdd(__m256 a, __m256 b) { return Canon(_mm256_add_ps(a, b)); }
 __m256 VMul(__m256 a, __m256 b) { return Canon(_mm256_mul_ps(a, b)); }
 
+// max/min with FloatOps' rules. VMAXPS/VMINPS alone return the second operand when the operands
+// are equal (so max(+0, -0) would depend on the order) or when either is NaN. Equal operands differ
+// at most in the sign of zero: a AND b has the sign only if both do (max prefers +0), a OR b if
+// either does (min prefers -0). A NaN in either operand gives the canonical NaN.
+__m256 VMax(__m256 a, __m256 b) {
+  __m256 r = _mm256_blendv_ps(_mm256_max_ps(a, b), _mm256_and_ps(a, b), _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  return _mm256_blendv_ps(r, _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN()), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+}
+__m256 VMin(__m256 a, __m256 b) {
+  __m256 r = _mm256_blendv_ps(_mm256_min_ps(a, b), _mm256_or_ps(a, b), _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  return _mm256_blendv_ps(r, _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN()), _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+}
+__m256d VMaxD(__m256d a, __m256d b) {
+  __m256d r = _mm256_blendv_pd(_mm256_max_pd(a, b), _mm256_and_pd(a, b), _mm256_cmp_pd(a, b, _CMP_EQ_OQ));
+  return _mm256_blendv_pd(r, _mm256_set1_pd(std::numeric_limits<double>::quiet_NaN()), _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
+}
+__m256d VMinD(__m256d a, __m256d b) {
+  __m256d r = _mm256_blendv_pd(_mm256_min_pd(a, b), _mm256_or_pd(a, b), _mm256_cmp_pd(a, b, _CMP_EQ_OQ));
+  return _mm256_blendv_pd(r, _mm256_set1_pd(std::numeric_limits<double>::quiet_NaN()), _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
+}
+
+// float32 and float64 max/min: the compiler does not vectorise FloatOps' branches.
+__m256 LoadPs(const float* p) { return _mm256_loadu_ps(p); }
+void StorePs(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+__m256d LoadPd(const double* p) { return _mm256_loadu_pd(p); }
+void StorePd(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+
+template <typename T, typename V, V (*Load)(const T*), void (*Store)(T*, V), V (*F)(V, V), T (*Scalar)(T, T)>
+void VectorLoop(void* dst, const void* a, const void* b, size_t n) {
+  constexpr size_t kLanes = sizeof(V) / sizeof(T);
+  Unaligned<T>* d = static_cast<Unaligned<T>*>(dst);
+  const Unaligned<T>* x = static_cast<const Unaligned<T>*>(a);
+  const Unaligned<T>* y = static_cast<const Unaligned<T>*>(b);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) Store(&d[i], F(Load(&x[i]), Load(&y[i])));
+  for (; i < n; ++i) d[i] = Scalar(x[i], y[i]);
+}
+template <__m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
+constexpr ReduceFn kFloatLoop = &VectorLoop<float, __m256, &LoadPs, &StorePs, F, Scalar>;
+template <__m256d (*F)(__m256d, __m256d), double (*Scalar)(double, double)>
+constexpr ReduceFn kDoubleLoop = &VectorLoop<double, __m256d, &LoadPd, &StorePd, F, Scalar>;
+
+// 16-bit floats: widen exactly to float32, operate, round back once (Pick16Bit below).
+
+// bfloat16 is the top half of a float32, 16 at a time. Widening is interleaving with zeros
+// (unpacklo/hi put elements 0-3, 8-11 and 4-7, 12-15 in the top halves of 32-bit lanes); narrowing
+// is FloatToBf16's rounding in integer lanes (add 0x7FFF plus the lowest kept bit, keep the top 16
+// bits), and packing the two halves back with packus restores the order the unpacks took apart.
+// FloatToBf16's NaN case is not needed: the values narrowed here are results of VAdd/VMul/VMax/VMin,
+// whose only NaN is the canonical 0x7FC00000, which this rounding maps to 0x7FC0 as FloatToBf16 does.
+__m256 Bf16WidenLo(__m256i v) { return _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), v)); }
+__m256 Bf16WidenHi(__m256i v) { return _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), v)); }
+__m256i Bf16Round(__m256 f) {
+  const __m256i x = _mm256_castps_si256(f);
+  const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+  return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7FFF)), odd), 16);
+}
+
+struct Bf16Kernel {
+  static constexpr size_t kLanes = 16;
+  template <__m256 (*F)(__m256, __m256)>
+  static void Block(Unaligned<uint16_t>* d, const Unaligned<uint16_t>* x, const Unaligned<uint16_t>* y) {
+    const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y));
+    const __m256 lo = F(Bf16WidenLo(va), Bf16WidenLo(vb)), hi = F(Bf16WidenHi(va), Bf16WidenHi(vb));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_packus_epi32(Bf16Round(lo), Bf16Round(hi)));
+  }
+  static float Widen(uint16_t h) { return Bf16ToFloat(h); }
+  static uint16_t Narrow(float f) { return FloatToBf16(f); }
+};
+
+// float16, 8 at a time, through F16C (nearest-even, NaN handling as half.h).
+struct HalfKernel {
+  static constexpr size_t kLanes = 8;
+  template <__m256 (*F)(__m256, __m256)>
+  static void Block(Unaligned<uint16_t>* d, const Unaligned<uint16_t>* x, const Unaligned<uint16_t>* y) {
+    const __m256 va = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+    const __m256 vb = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_cvtps_ph(F(va, vb), _MM_FROUND_TO_NEAREST_INT));
+  }
+  static float Widen(uint16_t h) { return HalfToFloat(h); }
+  static uint16_t Narrow(float f) { return FloatToHalf(f); }
+};
+
+// Whole blocks with the kernel's vectors, the tail with its scalar conversions.
+template <typename Kernel, __m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
+void Loop16Bit(void* dst, const void* a, const void* b, size_t n) {
+  Unaligned<uint16_t>* d = static_cast<Unaligned<uint16_t>*>(dst);
+  const Unaligned<uint16_t>* x = static_cast<const Unaligned<uint16_t>*>(a);
+  const Unaligned<uint16_t>* y = static_cast<const Unaligned<uint16_t>*>(b);
+  size_t i = 0;
+  for (; i + Kernel::kLanes <= n; i += Kernel::kLanes) Kernel::template Block<F>(&d[i], &x[i], &y[i]);
+  for (; i < n; ++i) d[i] = Kernel::Narrow(Scalar(Kernel::Widen(x[i]), Kernel::Widen(y[i])));
+}
+
+// Kernel: HalfKernel or Bf16Kernel.
+template <typename Kernel>
+ReduceFn Pick16Bit(tcclRedOp_t op) {
+  using F = FloatOps<float>;
+  switch (op) {
+    case tcclSum: case tcclAvg: return &Loop16Bit<Kernel, &VAdd, &F::Sum>;
+    case tcclProd: return &Loop16Bit<Kernel, &VMul, &F::Prod>;
+    case tcclMax: return &Loop16Bit<Kernel, &VMax, &F::Max>;
+    case tcclMin: return &Loop16Bit<Kernel, &VMin, &F::Min>;
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op) {
-  // Sum and prod of halves are the hot path of mixed-precision training; max/min use the generic
-  // loop (its NaN/signed-zero rules are awkward in intrinsics and not performance-critical).
-  if (dt == tcclFloat16 && (op == tcclSum || op == tcclAvg))
-    return &HalfLoop<&VAdd, &FloatOps<float>::Sum>;
-  if (dt == tcclFloat16 && op == tcclProd) return &HalfLoop<&VMul, &FloatOps<float>::Prod>;
+  // Written out with intrinsics where the compiler does not vectorise the shared loops: 16-bit
+  // floats (conversions) and float max/min (branches). Sums and products of float32/float64 and
+  // every integer op are the shared loops, which it does vectorise.
+  if (dt == tcclFloat16) return Pick16Bit<HalfKernel>(op);
+  if (dt == tcclBfloat16) return Pick16Bit<Bf16Kernel>(op);
+  if (dt == tcclFloat32 && op == tcclMax) return kFloatLoop<&VMax, &FloatOps<float>::Max>;
+  if (dt == tcclFloat32 && op == tcclMin) return kFloatLoop<&VMin, &FloatOps<float>::Min>;
+  if (dt == tcclFloat64 && op == tcclMax) return kDoubleLoop<&VMaxD, &FloatOps<double>::Max>;
+  if (dt == tcclFloat64 && op == tcclMin) return kDoubleLoop<&VMinD, &FloatOps<double>::Min>;
   return PickGeneric(dt, op);
 }
 
