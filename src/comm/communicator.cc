@@ -368,13 +368,14 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
   k.reduce = GetReduceFn(dt, op);
   k.divide = GetDivideFn(dt);
   size_t need = s.scratchElems * k.elemSize;
-  if (s.sharedScratch && sharedScratchBytes_ && need && sharedScratchSize_ < need) {
+  const bool wantShared = s.sharedScratch && sharedScratchBytes_ && need;
+  if (wantShared && sharedScratchSize_ < need) {
     // Where shared memory runs out, private scratch still works: its messages go inline.
     if (sharedScratch_) SharedMemFree(sharedScratch_);
     sharedScratch_ = nullptr;
     sharedScratchSize_ = SharedMemAlloc(need, &sharedScratch_).ok() ? need : 0;
   }
-  if (s.sharedScratch && sharedScratchBytes_ && need && sharedScratchSize_ >= need) {
+  if (wantShared && sharedScratchSize_ >= need) {
     bufs[kScratchBuf] = sharedScratch_;
   } else {
     if (scratch_.size() < need) scratch_.resize(need);

@@ -109,8 +109,9 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     all.push_back(alg.generate(a));
     AlgoCost c;
     // Whether a message is read in one copy depends on its size, so then bytes are counted on the
-    // schedule as it will run (sliced).
-    if (a.singleCopyBytes || a.sharedScratchBytes) {
+    // schedule as it will run (sliced). Without single copy for the call's buffers, only a schedule
+    // that sends from shared scratch has such messages; any other counts the same bytes unsliced.
+    if (a.singleCopyBytes || (a.sharedScratchBytes && all.back().sharedScratch)) {
       CollArgs sliced = in;
       sliced.rank = r;
       CountBytes(alg.generate(sliced), n, sliced, &c);
