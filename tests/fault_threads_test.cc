@@ -2,9 +2,13 @@
 // the unusable-after-failure rule, and the flight recorder API.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -159,6 +163,53 @@ TEST(Faults, FlightRecorderListsRecentOperations) {
   EXPECT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], nullptr, 0));  // to the log
   for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
   EXPECT_EQ(tcclInvalidArgument, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
+}
+
+// The recorder's writer takes no lock (src/comm/flight_recorder.h): a dump on another thread while
+// operations run must show each entry whole (its count matches its sequence number here) or say it
+// was overwritten, never a mix of two operations. Under TSan this is also the race check.
+TEST(Faults, FlightRecorderDumpsWhileOperationsRun) {
+  // Two entries: every operation rewrites a slot the dumper is reading often.
+  const char* was = getenv("TCCL_FLIGHT_RECORDER_ENTRIES");
+  const std::string previous = was ? was : "";
+  setenv("TCCL_FLIGHT_RECORDER_ENTRIES", "2", 1);
+  auto comms = MakeComms(2);
+  if (was) setenv("TCCL_FLIGHT_RECORDER_ENTRIES", previous.c_str(), 1); else unsetenv("TCCL_FLIGHT_RECORDER_ENTRIES");
+  constexpr int kOps = 20000;
+  std::atomic<bool> running{true};
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 2; ++r)
+    ts.emplace_back([&, r] {
+      std::vector<int32_t> x(8, 1);
+      for (int i = 0; i < kOps; ++i)
+        ASSERT_EQ(tcclSuccess, tcclAllReduce(x.data(), x.data(), (size_t)(i % 7 + 1), tcclInt32, tcclSum, comms[r], nullptr));
+    });
+  int dumps = 0, entries = 0, torn = 0;
+  std::thread dumper([&] {
+    std::vector<char> buf(1 << 16);
+    while (running.load()) {
+      ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], buf.data(), buf.size()));
+      ++dumps;
+      std::istringstream lines(buf.data());
+      std::string line;
+      std::getline(lines, line);  // header
+      while (std::getline(lines, line)) {
+        unsigned long long seq = 0;
+        size_t count = 0;
+        if (line.find("overwritten") != std::string::npos) continue;
+        ASSERT_EQ(2, sscanf(line.c_str(), "  #%llu all_reduce %zu x", &seq, &count)) << line;
+        ++entries;
+        if (count != seq % 7 + 1) ++torn;
+      }
+    }
+  });
+  for (auto& t : ts) t.join();
+  running = false;
+  dumper.join();
+  EXPECT_GT(dumps, 0);
+  EXPECT_GT(entries, 0);
+  EXPECT_EQ(0, torn) << "entries mixing two operations";
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
 }
 
 }  // namespace

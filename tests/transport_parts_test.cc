@@ -2,13 +2,18 @@
 // the low-latency line ring (transports/shm/ll_ring) and the plan cache (src/comm/plan_cache).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "comm/flight_recorder.h"
 #include "comm/plan_cache.h"
 #include "transports/shm/ll_ring.h"
 
@@ -116,3 +121,41 @@ TEST(PlanCache, FindsOnlyTheSameCallAndEvictsTheOldest) {
 
 }  // namespace
 }  // namespace tccl
+
+// The flight recorder's single writer and any-thread Dump (src/comm/flight_recorder.h): a writer
+// rewriting a two-slot ring as fast as it can, a reader dumping meanwhile; every entry printed is
+// one operation's (its count belongs to its sequence number), never a mix of two.
+TEST(FlightRecorder, DumpsDuringStartsShowWholeEntries) {
+  tccl::FlightRecorder rec(2);
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (uint64_t i = 0; i < 2000000; ++i) {
+      tccl::FlightEntry e;
+      e.seq = i;
+      e.op = "all_reduce";
+      e.dtype = "int32";
+      e.algo = "ring";
+      e.count = i % 7 + 1;
+      rec.Finish(rec.Start(e), true);
+    }
+    done = true;
+  });
+  long entries = 0, torn = 0;
+  while (!done.load()) {
+    std::istringstream lines(rec.Dump("test"));
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line)) {
+      unsigned long long seq = 0;
+      size_t count = 0;
+      if (line.find("overwritten") != std::string::npos) continue;
+      ASSERT_EQ(2, sscanf(line.c_str(), "  #%llu all_reduce %zu x", &seq, &count)) << line;
+      ++entries;
+      if (count != seq % 7 + 1) ++torn;
+    }
+  }
+  writer.join();
+  EXPECT_GT(entries, 0);
+  EXPECT_EQ(0, torn) << "entries mixing two operations, of " << entries;
+}
+

@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <map>
+#include <mutex>
+#include <type_traits>
 #include <thread>
 
 #include "config/params.h"
@@ -15,15 +18,35 @@ namespace tccl {
 
 FlightRecorder::FlightRecorder(size_t capacity) : ring_(capacity) {}
 
+static_assert(std::is_trivially_copyable<FlightEntry>::value, "copied word by word");
+
 size_t FlightRecorder::Start(const FlightEntry& e) {
   if (ring_.empty()) return 0;
-  std::lock_guard<std::mutex> g(mu_);
-  size_t slot = recorded_++ % ring_.size();
+  const uint64_t n = recorded_.load(std::memory_order_relaxed);
+  const size_t slot = n % ring_.size();
   Slot& s = ring_[slot];
-  s.entry = e;
-  s.start = CycleNow();
+  const uint32_t v = s.version.load(std::memory_order_relaxed);
+  s.version.store(v + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);  // the odd count before the new words
+  uint64_t words[kWords] = {};
+  memcpy(words, &e, sizeof(e));
+  for (size_t i = 0; i < kWords; ++i) s.words[i].store(words[i], std::memory_order_relaxed);
+  s.start.store(CycleNow(), std::memory_order_relaxed);
   s.state.store(FlightEntry::State::Running, std::memory_order_relaxed);
+  s.version.store(v + 2, std::memory_order_release);
+  recorded_.store(n + 1, std::memory_order_release);
   return slot;
+}
+
+bool FlightRecorder::Read(const Slot& slot, FlightEntry* e, uint64_t* start) {
+  const uint32_t before = slot.version.load(std::memory_order_acquire);
+  uint64_t words[kWords];
+  for (size_t i = 0; i < kWords; ++i) words[i] = slot.words[i].load(std::memory_order_relaxed);
+  *start = slot.start.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);  // the words before the second count
+  if ((before & 1) || slot.version.load(std::memory_order_relaxed) != before) return false;
+  memcpy(e, words, sizeof(*e));
+  return true;
 }
 
 void FlightRecorder::Finish(size_t slot, bool ok) {
@@ -34,15 +57,20 @@ void FlightRecorder::Finish(size_t slot, bool ok) {
 }
 
 std::string FlightRecorder::Dump(const std::string& who) const {
-  std::lock_guard<std::mutex> g(mu_);
-  const size_t n = std::min<uint64_t>(recorded_, ring_.size());
-  std::string out = who + ": flight recorder, last " + std::to_string(n) + " of " + std::to_string(recorded_) +
+  const uint64_t recorded = recorded_.load(std::memory_order_acquire);
+  const size_t n = std::min<uint64_t>(recorded, ring_.size());
+  std::string out = who + ": flight recorder, last " + std::to_string(n) + " of " + std::to_string(recorded) +
                     " operations (oldest first)\n";
   const uint64_t now = CycleNow();
-  for (uint64_t i = recorded_ - n; i < recorded_; ++i) {
+  for (uint64_t i = recorded - n; i < recorded; ++i) {
     const Slot& slot = ring_[i % ring_.size()];
-    const FlightEntry& e = slot.entry;
+    FlightEntry e;
+    uint64_t start = 0;
     const FlightEntry::State st = slot.state.load(std::memory_order_acquire);
+    if (!Read(slot, &e, &start)) {  // the writer wrapped around onto this slot while we read it
+      out += "  (an entry overwritten by a newer operation while being read)\n";
+      continue;
+    }
     const bool running = st == FlightEntry::State::Running;
     char line[512];
     std::string peers;
@@ -50,10 +78,10 @@ std::string FlightRecorder::Dump(const std::string& who) const {
       peers += (p ? "," : "") + std::to_string(e.peers[p]);
     if (e.npeers > FlightEntry::kMaxPeers) peers += ",+" + std::to_string(e.npeers - FlightEntry::kMaxPeers);
     const char* state = running ? "RUNNING" : st == FlightEntry::State::Done ? "done" : "FAILED";
-    double took = CyclesToSeconds(slot.start, running ? now : slot.end.load(std::memory_order_relaxed));
+    double took = CyclesToSeconds(start, running ? now : slot.end.load(std::memory_order_relaxed));
     snprintf(line, sizeof(line), "  #%llu %s %zu x %s%s%s algo %s peers [%s] %s, started %.3f s ago, %s %.1f us\n",
              (unsigned long long)e.seq, e.op, e.count, e.dtype, e.root >= 0 ? " root " : "",
-             e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, CyclesToSeconds(slot.start, now),
+             e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, CyclesToSeconds(start, now),
              running ? "running for" : "took", took * 1e6);
     out += line;
   }

@@ -3,16 +3,18 @@
 // fact (SPEC section 5). Dumped to the log when an operation fails, on tcclCommDumpFlightRecorder,
 // and, when TCCL_FLIGHT_RECORDER_SIGNAL names a signal, on that signal for every communicator.
 //
-// Recording costs one uncontended lock, a short copy and two time-stamp-counter reads per
-// operation (~50 ns; src/core/cycle_clock.h); N is TCCL_FLIGHT_RECORDER_ENTRIES (0 turns it off).
-// One operation runs at a time per communicator, so Finish (no lock: atomics) never races the
-// Start that reuses its slot; Dump may run on any thread at any time.
+// Recording costs a short copy and two time-stamp-counter reads per operation, and no lock
+// (src/core/cycle_clock.h); N is TCCL_FLIGHT_RECORDER_ENTRIES (0 turns it off). One operation runs
+// at a time per communicator (the caller holds the operation lock), so the recorder has a single
+// writer: Start writes a slot under a per-slot sequence count (odd while it writes) and Dump, which
+// may run on any thread at any time, copies a slot and keeps the copy only if the count was even
+// and unchanged around it. A lock here cost two locked instructions per operation, a measurable
+// part of an 8-byte collective (docs/performance.md).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -48,15 +50,20 @@ class FlightRecorder {
   size_t capacity() const { return ring_.size(); }
 
  private:
+  // The entry as words, each an atomic, so a Dump racing a Start reads torn values (and discards
+  // them) rather than racing on plain memory.
+  static constexpr size_t kWords = (sizeof(FlightEntry) + 7) / 8;
   struct Slot {
-    FlightEntry entry;  // written by Start under mu_
-    uint64_t start = 0;  // CycleNow() at Start, under mu_
+    std::atomic<uint32_t> version{0};  // odd while Start writes the slot
+    std::atomic<uint64_t> words[kWords] = {};
+    std::atomic<uint64_t> start{0};  // CycleNow() at Start
     std::atomic<uint64_t> end{0};
     std::atomic<FlightEntry::State> state{FlightEntry::State::Running};
   };
-  mutable std::mutex mu_;
+  // A consistent copy of `slot` (false if Start rewrote it meanwhile).
+  static bool Read(const Slot& slot, FlightEntry* e, uint64_t* start);
   std::vector<Slot> ring_;
-  uint64_t recorded_ = 0;
+  std::atomic<uint64_t> recorded_{0};  // written by the single writer only
 };
 
 // Installs the TCCL_FLIGHT_RECORDER_SIGNAL handler once (no-op when the parameter is 0), and keeps
