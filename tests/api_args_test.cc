@@ -2,8 +2,16 @@
 // usable (SPEC section 5). Each rejected case has its own assertion.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -216,6 +224,79 @@ TEST(Api, DestroyedAndAbortedCommunicators) {
   EXPECT_REJECTED(tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, c, nullptr), tcclInvalidArgument, "not a live communicator");
   EXPECT_REJECTED(tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, nullptr, nullptr), tcclInvalidArgument, "comm is NULL");
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(nullptr));
+}
+
+// Collectives look their handle up in a per-thread cache (src/api/handles.cc). A communicator
+// destroyed by another thread must be rejected by a thread whose cache still names it, and the
+// cache must not keep it alive: its file descriptors (TCP listener, ...) close at the destroy,
+// while the thread that used it is still running.
+// Counted, not compared by name: a new socket can reuse a number with a new inode.
+int OpenSockets() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d)) continue;  // not the listing itself
+      char target[256] = {0};
+      std::string path = std::string("/proc/self/fd/") + e->d_name;
+      if (readlink(path.c_str(), target, sizeof(target) - 1) > 0 && strncmp(target, "socket:", 7) == 0) ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+TEST(Api, DestroyOnAnotherThreadReachesACachedLookup) {
+  tcclComm_t c = nullptr;
+  // The first communicator of a process also opens what lives to exit (the log, ...).
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr)) << Last();
+  ASSERT_EQ(tcclSuccess, tcclCommDestroy(c));
+  const int socketsBefore = OpenSockets();
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr)) << Last();
+  ASSERT_GT(OpenSockets(), socketsBefore);  // else this test could not see a kept-alive communicator
+  std::mutex mu;
+  std::condition_variable cv;
+  int phase = 0;  // 1: the user cached its lookup; 2: destroyed; 3: the user is done
+  tcclResult_t first = tcclInternalError, afterDestroy = tcclSuccess;
+  std::string afterMessage;
+  int socketsWhileUserLives = -1;
+  std::thread user([&] {
+    float x = 1;
+    first = tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, c, nullptr);
+    std::unique_lock<std::mutex> l(mu);
+    phase = 1;
+    cv.notify_all();
+    cv.wait(l, [&] { return phase == 2; });
+    afterDestroy = tcclAllReduce(&x, &x, 1, tcclFloat, tcclSum, c, nullptr);
+    afterMessage = Last();
+    phase = 3;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return phase == 1; });
+    EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+    // The bootstrap store of tcclCommInitAll serves on its own thread and closes its side of the
+    // connections when it sees them close, a few milliseconds later: wait for that, not forever.
+    for (int i = 0; i < 200 && (socketsWhileUserLives = OpenSockets()) > socketsBefore; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the user thread is alive and its cache names c
+    phase = 2;
+    cv.notify_all();
+    cv.wait(l, [&] { return phase == 3; });
+  }
+  user.join();
+  EXPECT_EQ(tcclSuccess, first);
+  EXPECT_EQ(tcclInvalidArgument, afterDestroy);
+  EXPECT_NE(afterMessage.find("not a live communicator"), std::string::npos) << afterMessage;
+  EXPECT_LE(socketsWhileUserLives, socketsBefore) << "a destroyed communicator was kept alive by a cached lookup";
+
+  // A new communicator (its handle may reuse the old address) is found, not the cached old one.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(tcclSuccess, tcclCommInitAll(&c, 1, nullptr)) << Last();
+    int v = 5;
+    EXPECT_EQ(tcclSuccess, tcclAllReduce(&v, &v, 1, tcclInt32, tcclSum, c, nullptr)) << Last();
+    EXPECT_EQ(5, v);
+    EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+  }
 }
 
 TEST(Api, InitArguments) {
