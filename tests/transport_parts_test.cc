@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "comm/flight_recorder.h"
+#include "comm/op_lock.h"
 #include "comm/plan_cache.h"
 #include "transports/shm/ll_ring.h"
 
@@ -159,3 +160,28 @@ TEST(FlightRecorder, DumpsDuringStartsShowWholeEntries) {
   EXPECT_EQ(0, torn) << "entries mixing two operations, of " << entries;
 }
 
+// The communicator's operation lock (src/comm/op_lock.h): one holder at a time, with more threads
+// than cores so that waiters take both the yielding and the sleeping path.
+TEST(OpLock, OneHolderAtATime) {
+  tccl::OpLock lock;
+  constexpr int kThreads = 3, kRounds = 100000;
+  long counter = 0;  // plain: only the lock protects it (TSan checks the happens-before too)
+  std::atomic<int> inside{0}, overlaps{0}, ready{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t)
+    ts.emplace_back([&] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();  // contend from the start
+      for (int i = 0; i < kRounds; ++i) {
+        std::lock_guard<tccl::OpLock> g(lock);
+        if (inside.fetch_add(1) != 0) overlaps.fetch_add(1);
+        long v = counter;
+        if (i % 1000 == 0) std::this_thread::yield();  // hold it across a reschedule now and then
+        counter = v + 1;
+        inside.fetch_sub(1);
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(0, overlaps.load());
+  EXPECT_EQ((long)kThreads * kRounds, counter);
+}

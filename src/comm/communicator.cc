@@ -413,7 +413,7 @@ size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, con
 }
 
 Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const void* send, void* recv) {
-  std::lock_guard<std::mutex> g(opMutex_);
+  std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
   CollArgs a = in;
   a.rank = rank_;
@@ -462,7 +462,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
-  std::lock_guard<std::mutex> g(opMutex_);
+  std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
   Schedule s;
   Step step, copies;
@@ -515,7 +515,7 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
 }
 
 Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {
-  std::lock_guard<std::mutex> g(opMutex_);
+  std::lock_guard<OpLock> g(opLock_);
   TCCL_RETURN_IF_ERROR(Broken());
   std::vector<std::string> all;
   TCCL_RETURN_IF_ERROR(boot_->AllGather(std::to_string(color) + " " + std::to_string(key), &all));

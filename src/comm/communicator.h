@@ -13,6 +13,7 @@
 #include "algorithms/schedule.h"
 #include "bootstrap/bootstrap.h"
 #include "comm/flight_recorder.h"
+#include "comm/op_lock.h"
 #include "comm/peer_monitor.h"
 #include "comm/plan_cache.h"
 #include "device/device_comm.h"
@@ -134,7 +135,7 @@ class Communicator {
   CostContext cost_;             // the machine model and this host's shape, for selection
   ExecEnv env_;                  // filled once at setup; tag and failedPeer set per operation
   std::vector<void*> collBufs_;  // send, recv, scratch of the running collective
-  std::mutex opMutex_;  // one operation at a time: connections are ordered streams
+  OpLock opLock_;  // one operation at a time: connections are ordered streams
   uint64_t collSeq_ = 0;  // collectives only: every rank calls them in the same order
   uint64_t p2pSeq_ = 0;   // send/recv groups, numbered per rank for messages and the flight recorder
   std::unique_ptr<PeerMonitor> monitor_;
