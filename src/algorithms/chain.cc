@@ -47,11 +47,7 @@ Schedule ChainBroadcast(const CollArgs& a) {
 Schedule ChainReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank, dist = RankMod(r - a.root, N);
-  if (a.count == 0) return s;
-  if (N == 1) {
-    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-    return s;
-  }
+  if (NothingToExchange(a, &s)) return s;
   const size_t K = SliceCount(a.count, a.sliceElems);
   const size_t slot = (a.count + K - 1) / K;
   const int toward = RankMod(r - 1, N), from = RankMod(r + 1, N);

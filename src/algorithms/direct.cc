@@ -12,11 +12,7 @@ Schedule DirectAllReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
-  if (c == 0) return s;
-  if (N == 1) {
-    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, c)}});
-    return s;
-  }
+  if (NothingToExchange(a, &s)) return s;
   s.scratchElems = c * N;  // slot i holds rank i's input; slot r stays unused
   Step exchange;
   for (int k = 1; k < N; ++k) {

@@ -150,11 +150,7 @@ Schedule DirectReduceScatter(const CollArgs& a) {
 Schedule TwoShotAllReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
-  if (N == 1) {
-    if (!a.inPlace && a.count) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-    return s;
-  }
-  if (a.count == 0) return s;
+  if (NothingToExchange(a, &s)) return s;
   ChunkMap m{&BalancedBegin, &BalancedLength};
   const size_t largest = LargestChunk(a, m);
   const size_t K = SliceCount(largest, a.sliceElems), slot = (largest + K - 1) / K;
@@ -180,11 +176,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
 Schedule DirectReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
-  if (a.count == 0) return s;
-  if (N == 1) {
-    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-    return s;
-  }
+  if (NothingToExchange(a, &s)) return s;
   const size_t K = SliceCount(a.count, a.sliceElems), slot = (a.count + K - 1) / K;
   if (r == a.root) s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   for (size_t j = 0; j < K; ++j) {

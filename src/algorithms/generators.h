@@ -40,6 +40,9 @@ Schedule StagedBroadcast(const CollArgs& a);
 // snapshot into scratch is taken; otherwise the own block is copied across. Adds that step to `s`
 // and returns the buffer to send the blocks from.
 int AllToAllSource(const CollArgs& a, Schedule* s);
+// A call with nothing to exchange: no elements, or one rank (which copies its input across when
+// out of place). Returns true when `s` is then the whole schedule.
+bool NothingToExchange(const CollArgs& a, Schedule* s);
 Op MakeCopy(BufRef src, BufRef dst, size_t n);
 Op MakeDivide(BufRef dst, size_t n);
 Op MakeSend(int peer, BufRef src, size_t n);

@@ -42,6 +42,13 @@ Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
   return o;
 }
 
+bool NothingToExchange(const CollArgs& a, Schedule* s) {
+  if (a.count == 0) return true;
+  if (a.nranks > 1) return false;
+  if (!a.inPlace) s->steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
+  return true;
+}
+
 Op MakeCopy(BufRef src, BufRef dst, size_t n) {
   Op o;
   o.kind = OpKind::Copy;

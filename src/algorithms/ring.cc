@@ -28,10 +28,7 @@ Range SliceOf(size_t total, int N, int c, size_t slices, size_t j) {
 Schedule RingAllReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
-  if (N == 1) {
-    if (!a.inPlace && a.count) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-    return s;
-  }
+  if (NothingToExchange(a, &s)) return s;
   const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
   const size_t slices = SliceCount(PartStart(a.count, N, 1) + 1, a.sliceElems);
   // Reduce-scatter phase: after N-1 steps this rank holds chunk r+1 fully reduced in Recv.
