@@ -108,6 +108,37 @@ TEST(Simulator, DetectsSchedulesThatNeedBufferedSends) {
   EXPECT_NE(waiting.error.find("deadlock"), std::string::npos) << waiting.error;
 }
 
+// Receives from one peer take its messages in the order listed, as in the executor, even when the
+// first of them waits (`after`) for another op. Broadcast of 2 elements on 3 ranks: rank 1 lists
+// [from 2 (sent only in 2's second step), from 0 element 0 after that, from 0 element 1]; if the
+// last receive could overtake, it would take element 0.
+Schedule OrderedReceivesBehindAWait(const CollArgs& a) {
+  Schedule s;
+  if (a.rank == 0) {
+    s.steps.push_back({{MakeSend(1, {kRecvBuf, 0}, 1), MakeSend(1, {kRecvBuf, 1}, 1), MakeSend(2, {kRecvBuf, 0}, 2)}});
+  } else if (a.rank == 2) {
+    s.steps.push_back({{MakeRecv(0, {kRecvBuf, 0}, 2)}});
+    s.steps.push_back({{MakeSend(1, {kRecvBuf, 0}, 1)}});
+  } else {
+    s.scratchElems = 1;
+    Op second = MakeRecv(0, {kRecvBuf, 0}, 1);
+    second.after = 0;
+    s.steps.push_back({{MakeRecv(2, {kScratchBuf, 0}, 1), second, MakeRecv(0, {kRecvBuf, 1}, 1)}});
+  }
+  return s;
+}
+
+TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {
+  AlgorithmInfo alg{"ordered", CollKind::Broadcast, &OrderedReceivesBehindAWait, true, ""};
+  CollArgs a;
+  a.kind = CollKind::Broadcast;
+  a.nranks = 3;
+  a.count = 2;
+  a.inPlace = true;
+  SimResult r = Simulate(alg, a);
+  EXPECT_TRUE(r.ok) << r.error;
+}
+
 // The simulator itself must catch broken schedules; otherwise the test above proves nothing.
 Schedule DropsLastStep(const CollArgs& a) {
   Schedule s = RingAllReduce(a);

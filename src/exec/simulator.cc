@@ -231,6 +231,16 @@ class Sim {
         complete = false;  // waits for the op it depends on
         continue;
       }
+      // As in the executor, receives from one peer take its messages in the order listed: a
+      // receive waits while an earlier one from the same peer is unfinished.
+      bool earlierFromPeer = false;
+      for (size_t j = 0; j < k && !earlierFromPeer; ++j)
+        earlierFromPeer = (step.ops[j].kind == OpKind::Recv || step.ops[j].kind == OpKind::RecvReduce) &&
+                          step.ops[j].peer == op.peer && st.recvDone[j] < step.ops[j].count;
+      if (earlierFromPeer) {
+        complete = false;
+        continue;
+      }
       auto& q = mail_[{op.peer, r}];
       while (st.recvDone[k] < op.count && !q.empty()) {
         size_t i = st.recvDone[k]++;
