@@ -128,6 +128,33 @@ Schedule OrderedReceivesBehindAWait(const CollArgs& a) {
   return s;
 }
 
+// A send that waits on a receive of its own step would send what was there when the step began.
+Schedule ForwardsInTheSameStep(const CollArgs& a) {
+  Schedule s;
+  if (a.rank == 0) {
+    s.steps.push_back({{MakeSend(1, {kRecvBuf, 0}, a.count)}});
+  } else {
+    Op forward = MakeSend((a.rank + 1) % a.nranks, {kRecvBuf, 0}, a.count);
+    forward.after = 0;
+    Step st{{MakeRecv(a.rank - 1, {kRecvBuf, 0}, a.count)}};
+    if (a.rank + 1 < a.nranks) st.ops.push_back(forward);
+    s.steps.push_back(st);
+  }
+  return s;
+}
+
+TEST(Simulator, RejectsSendsThatWaitInTheirStep) {
+  AlgorithmInfo alg{"forward", CollKind::Broadcast, &ForwardsInTheSameStep, true, ""};
+  CollArgs a;
+  a.kind = CollKind::Broadcast;
+  a.nranks = 3;
+  a.count = 2;
+  a.inPlace = true;
+  SimResult r = Simulate(alg, a);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("data is read when the step starts"), std::string::npos) << r.error;
+}
+
 TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {
   AlgorithmInfo alg{"ordered", CollKind::Broadcast, &OrderedReceivesBehindAWait, true, ""};
   CollArgs a;

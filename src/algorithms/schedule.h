@@ -38,7 +38,10 @@ struct Op {
   BufRef src, dst, own;
   size_t count = 0;
   size_t stride = 0;
-  int after = -1;  // index of an op of the same step that must complete before this one starts
+  // Index of an op of the same step that must complete before this one starts. Receives only: a
+  // send's data is read when its step starts (small ones are staged then), so a value received in
+  // a step is sent on in the next one.
+  int after = -1;
 };
 
 struct Step {

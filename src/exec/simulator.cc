@@ -207,6 +207,10 @@ class Sim {
             *err = Format("rank %d sends to invalid peer %d", r, op.peer);
             return false;
           }
+          if (op.after >= 0) {  // the executor stages a small send's data when the step starts
+            *err = Format("rank %d: a send waits on another op of its step; its data is read when the step starts", r);
+            return false;
+          }
           auto& q = mail_[{r, op.peer}];
           for (size_t i = 0; i < op.count; ++i) {
             Sym* s = Ref(r, op.src, i, err);
