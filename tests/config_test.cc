@@ -145,7 +145,7 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_STREQ(Select("", CollKind::AllReduce, 1 << 20)->name, "ring");
   EXPECT_STREQ(Select("allreduce:direct", CollKind::AllReduce, 1 << 20)->name, "direct");
   EXPECT_STREQ(Select("allreduce:^direct;", CollKind::AllReduce, 2)->name, "twoshot");
-  EXPECT_STREQ(Select("allreduce:^direct,twoshot,rdouble,rhalving,tree", CollKind::AllReduce, 2)->name, "ring");
+  EXPECT_STREQ(Select("allreduce:^direct,twoshot,rdouble,rhalving,tree,dbtree", CollKind::AllReduce, 2)->name, "ring");
   EXPECT_STREQ(Select("ring", CollKind::AllReduce, 2)->name, "ring");
   // A global list naming no broadcast algorithm leaves broadcast alone.
   EXPECT_STREQ(Select("ring", CollKind::Broadcast, 2)->name, Select("", CollKind::Broadcast, 2)->name);

@@ -32,6 +32,8 @@ Schedule RecursiveHalvingReduceScatter(const CollArgs& a);
 // canonical_tree.cc: the canonical reduction tree as the communication tree, for small messages
 Schedule CanonicalTreeAllReduce(const CollArgs& a);
 Schedule CanonicalTreeReduce(const CollArgs& a);
+// double_binary_tree.cc: two binary trees, each reducing and broadcasting half, pipelined in slices
+Schedule DoubleBinaryTreeAllReduce(const CollArgs& a);
 // staged_broadcast.cc: the root stages pieces in shared scratch, the others read them in one copy
 Schedule StagedBroadcast(const CollArgs& a);
 

@@ -40,6 +40,11 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"tree", CollKind::AllReduce, &CanonicalTreeAllReduce, true,
        "reduce along the canonical tree itself (node [lo,hi) computed at rank lo), then binomial "
        "broadcast from rank 0; 2 ceil(log2 N) hops: small messages at larger N, strict determinism"},
+      {"dbtree", CollKind::AllReduce, &DoubleBinaryTreeAllReduce, false,
+       "double binary tree: each half of the message is reduced up one binary tree and broadcast back "
+       "down it in pipelined slices, the two trees placed so that every rank is inner in at most "
+       "one; 2 log2(N) hops and ~1x the message per rank: medium and large messages at larger N, "
+       "run mode"},
       {"direct", CollKind::ReduceScatter, &DirectReduceScatter, true,
        "each rank sends every chunk's slice to its owner, which tree-reduces the N slices in canonical "
        "order; (N-1)/N of the data per rank"},
