@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -226,11 +225,8 @@ TEST(Api, DestroyedAndAbortedCommunicators) {
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(nullptr));
 }
 
-// Collectives look their handle up in a per-thread cache (src/api/handles.cc). A communicator
-// destroyed by another thread must be rejected by a thread whose cache still names it, and the
-// cache must not keep it alive: its file descriptors (TCP listener, ...) close at the destroy,
-// while the thread that used it is still running.
-// Counted, not compared by name: a new socket can reuse a number with a new inode.
+// The sockets this process has open. Counted, not compared by name: a new socket can reuse a
+// number with a new inode.
 int OpenSockets() {
   int n = 0;
   if (DIR* d = opendir("/proc/self/fd")) {
@@ -245,6 +241,10 @@ int OpenSockets() {
   return n;
 }
 
+// Collectives look their handle up in a per-thread cache (src/api/handles.cc). A communicator
+// destroyed by another thread must be rejected by a thread whose cache still names it, and the
+// cache must not keep it alive: its file descriptors (TCP listener, ...) close at the destroy,
+// while the thread that used it is still running.
 TEST(Api, DestroyOnAnotherThreadReachesACachedLookup) {
   tcclComm_t c = nullptr;
   // The first communicator of a process also opens what lives to exit (the log, ...).
@@ -275,10 +275,11 @@ TEST(Api, DestroyOnAnotherThreadReachesACachedLookup) {
     std::unique_lock<std::mutex> l(mu);
     cv.wait(l, [&] { return phase == 1; });
     EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
-    // The bootstrap store of tcclCommInitAll serves on its own thread and closes its side of the
-    // connections when it sees them close, a few milliseconds later: wait for that, not forever.
+    // Counted while the user thread is alive and its cache names c. The bootstrap store of
+    // tcclCommInitAll serves on its own thread and closes its side of the connections when it sees
+    // them close, a few milliseconds later: wait for that, not forever.
     for (int i = 0; i < 200 && (socketsWhileUserLives = OpenSockets()) > socketsBefore; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the user thread is alive and its cache names c
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     phase = 2;
     cv.notify_all();
     cv.wait(l, [&] { return phase == 3; });

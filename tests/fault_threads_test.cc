@@ -3,16 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "tccl/tccl.h"
+#include "tests/support/flight_dump.h"
+#include "tests/support/scoped_env.h"
 
 namespace {
 
@@ -169,12 +168,12 @@ TEST(Faults, FlightRecorderListsRecentOperations) {
 // operations run must show each entry whole (its count matches its sequence number here) or say it
 // was overwritten, never a mix of two operations. Under TSan this is also the race check.
 TEST(Faults, FlightRecorderDumpsWhileOperationsRun) {
-  // Two entries: every operation rewrites a slot the dumper is reading often.
-  const char* was = getenv("TCCL_FLIGHT_RECORDER_ENTRIES");
-  const std::string previous = was ? was : "";
-  setenv("TCCL_FLIGHT_RECORDER_ENTRIES", "2", 1);
-  auto comms = MakeComms(2);
-  if (was) setenv("TCCL_FLIGHT_RECORDER_ENTRIES", previous.c_str(), 1); else unsetenv("TCCL_FLIGHT_RECORDER_ENTRIES");
+  std::vector<tcclComm_t> comms;
+  {
+    // Two entries: every operation rewrites a slot the dumper is reading often.
+    tccl_test::ScopedEnv entries("TCCL_FLIGHT_RECORDER_ENTRIES", "2");
+    comms = MakeComms(2);
+  }
   constexpr int kOps = 20000;
   std::atomic<bool> running{true};
   std::vector<std::thread> ts;
@@ -184,31 +183,22 @@ TEST(Faults, FlightRecorderDumpsWhileOperationsRun) {
       for (int i = 0; i < kOps; ++i)
         ASSERT_EQ(tcclSuccess, tcclAllReduce(x.data(), x.data(), (size_t)(i % 7 + 1), tcclInt32, tcclSum, comms[r], nullptr));
     });
-  int dumps = 0, entries = 0, torn = 0;
+  int dumps = 0;
+  tccl_test::FlightDumpCheck check;
   std::thread dumper([&] {
     std::vector<char> buf(1 << 16);
     while (running.load()) {
       ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], buf.data(), buf.size()));
       ++dumps;
-      std::istringstream lines(buf.data());
-      std::string line;
-      std::getline(lines, line);  // header
-      while (std::getline(lines, line)) {
-        unsigned long long seq = 0;
-        size_t count = 0;
-        if (line.find("overwritten") != std::string::npos) continue;
-        ASSERT_EQ(2, sscanf(line.c_str(), "  #%llu all_reduce %zu x", &seq, &count)) << line;
-        ++entries;
-        if (count != seq % 7 + 1) ++torn;
-      }
+      ASSERT_TRUE(tccl_test::CheckFlightDump(buf.data(), &check)) << check.badLine;
     }
   });
   for (auto& t : ts) t.join();
   running = false;
   dumper.join();
   EXPECT_GT(dumps, 0);
-  EXPECT_GT(entries, 0);
-  EXPECT_EQ(0, torn) << "entries mixing two operations";
+  EXPECT_GT(check.entries, 0);
+  EXPECT_EQ(0, check.torn) << "entries mixing two operations";
   for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
 }
 

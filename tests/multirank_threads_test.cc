@@ -10,30 +10,11 @@
 #include "config/params.h"
 #include "topology/host_id.h"
 #include "transports/shm/single_copy.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
 
 namespace tccl_test {
 namespace {
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-    tccl::ReloadParams();
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
-    else unsetenv(name_.c_str());
-    tccl::ReloadParams();
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
 
 void RunOnThreads(int n, const SweepOptions& opt) {
   std::vector<tcclComm_t> comms(n);

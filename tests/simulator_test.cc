@@ -143,26 +143,26 @@ Schedule ForwardsInTheSameStep(const CollArgs& a) {
   return s;
 }
 
-TEST(Simulator, RejectsSendsThatWaitInTheirStep) {
-  AlgorithmInfo alg{"forward", CollKind::Broadcast, &ForwardsInTheSameStep, true, ""};
+// The hand-written broadcast schedules above: 2 elements on 3 ranks, root 0, in place.
+CollArgs SmallBroadcast() {
   CollArgs a;
   a.kind = CollKind::Broadcast;
   a.nranks = 3;
   a.count = 2;
   a.inPlace = true;
-  SimResult r = Simulate(alg, a);
+  return a;
+}
+
+TEST(Simulator, RejectsSendsThatWaitInTheirStep) {
+  AlgorithmInfo alg{"forward", CollKind::Broadcast, &ForwardsInTheSameStep, true, ""};
+  SimResult r = Simulate(alg, SmallBroadcast());
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("data is read when the step starts"), std::string::npos) << r.error;
 }
 
 TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {
   AlgorithmInfo alg{"ordered", CollKind::Broadcast, &OrderedReceivesBehindAWait, true, ""};
-  CollArgs a;
-  a.kind = CollKind::Broadcast;
-  a.nranks = 3;
-  a.count = 2;
-  a.inPlace = true;
-  SimResult r = Simulate(alg, a);
+  SimResult r = Simulate(alg, SmallBroadcast());
   EXPECT_TRUE(r.ok) << r.error;
 }
 

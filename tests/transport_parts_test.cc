@@ -1,5 +1,6 @@
 // Unit tests for the parts under the shared-memory transport and the communicator's fast path:
-// the low-latency line ring (transports/shm/ll_ring) and the plan cache (src/comm/plan_cache).
+// the low-latency line ring (transports/shm/ll_ring), the plan cache (src/comm/plan_cache), the
+// flight recorder's lock-free writer and the operation lock (src/comm/).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +17,7 @@
 #include "comm/op_lock.h"
 #include "comm/plan_cache.h"
 #include "transports/shm/ll_ring.h"
+#include "tests/support/flight_dump.h"
 
 namespace tccl {
 namespace {
@@ -141,23 +142,11 @@ TEST(FlightRecorder, DumpsDuringStartsShowWholeEntries) {
     }
     done = true;
   });
-  long entries = 0, torn = 0;
-  while (!done.load()) {
-    std::istringstream lines(rec.Dump("test"));
-    std::string line;
-    std::getline(lines, line);  // header
-    while (std::getline(lines, line)) {
-      unsigned long long seq = 0;
-      size_t count = 0;
-      if (line.find("overwritten") != std::string::npos) continue;
-      ASSERT_EQ(2, sscanf(line.c_str(), "  #%llu all_reduce %zu x", &seq, &count)) << line;
-      ++entries;
-      if (count != seq % 7 + 1) ++torn;
-    }
-  }
+  tccl_test::FlightDumpCheck check;
+  while (!done.load()) ASSERT_TRUE(tccl_test::CheckFlightDump(rec.Dump("test"), &check)) << check.badLine;
   writer.join();
-  EXPECT_GT(entries, 0);
-  EXPECT_EQ(0, torn) << "entries mixing two operations, of " << entries;
+  EXPECT_GT(check.entries, 0);
+  EXPECT_EQ(0, check.torn) << "entries mixing two operations, of " << check.entries;
 }
 
 // The communicator's operation lock (src/comm/op_lock.h): one holder at a time, with more threads
