@@ -15,16 +15,17 @@ Schedule BinomialBroadcast(const CollArgs& a) {
   auto real = [&](int rel) { return RankMod(rel + a.root, N); };
   int mask = 1;  // the lowest power of two above v's highest set bit (1 for the root)
   while (mask <= v) mask *= 2;
-  if (v == 0) {
-    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-  } else {
-    s.steps.push_back({{MakeRecv(real(v - mask / 2), {kRecvBuf, 0}, a.count)}});
-  }
+  if (v != 0) s.steps.push_back({{MakeRecv(real(v - mask / 2), {kRecvBuf, 0}, a.count)}});
   // Children: v + m for m = mask, 2 mask, ... while below N; farthest first, so the biggest
-  // subtree starts earliest.
+  // subtree starts earliest. Out of place, the root sends from its send buffer and copies it to
+  // its own output in the same step, after the sends are posted (not before them). In place the
+  // data is in the receive buffer (also when a composite such as the tree all-reduce calls this
+  // with inPlace set and its result in the receive buffer).
+  const int source = v == 0 && !a.inPlace ? kSendBuf : kRecvBuf;
   Step sends;
   for (int m = 1; m < N; m *= 2)
-    if (m >= mask && v + m < N) sends.ops.insert(sends.ops.begin(), MakeSend(real(v + m), {kRecvBuf, 0}, a.count));
+    if (m >= mask && v + m < N) sends.ops.insert(sends.ops.begin(), MakeSend(real(v + m), {source, 0}, a.count));
+  if (v == 0 && !a.inPlace) sends.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
   if (!sends.ops.empty()) s.steps.push_back(sends);
   return s;
 }
