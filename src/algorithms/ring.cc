@@ -96,8 +96,7 @@ Schedule RingAllGather(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
-  if (!a.inPlace && c) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)r * c}, c)}});
-  if (N == 1 || c == 0) return s;
+  if (NothingToExchange(a, &s)) return s;  // one rank: its block is the whole output
   const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
   const size_t slices = SliceCount(c, a.sliceElems);
   for (int st = 0; st < N - 1; ++st) {
@@ -105,8 +104,14 @@ Schedule RingAllGather(const CollArgs& a) {
     for (size_t j = 0; j < slices; ++j) {
       size_t jb = PartStart(c, slices, j), jn = PartStart(c, slices, j + 1) - jb;
       if (!jn) continue;
-      s.steps.push_back({{MakeSend(next, {kRecvBuf, sendChunk * c + jb}, jn),
-                          MakeRecv(prev, {kRecvBuf, recvChunk * c + jb}, jn)}});
+      // The first round sends this rank's own block; out of place it goes out of the send buffer
+      // and is copied into place in the same step, after the send is posted, rather than copied
+      // whole before the first send (which left the ring idle meanwhile).
+      const bool own = st == 0 && !a.inPlace;
+      Step step{{MakeSend(next, own ? BufRef{kSendBuf, jb} : BufRef{kRecvBuf, sendChunk * c + jb}, jn),
+                 MakeRecv(prev, {kRecvBuf, recvChunk * c + jb}, jn)}};
+      if (own) step.ops.push_back(MakeCopy({kSendBuf, jb}, {kRecvBuf, sendChunk * c + jb}, jn));
+      s.steps.push_back(step);
     }
   }
   return s;
