@@ -3,7 +3,10 @@
 # (under tessera-run) and mpi_peer_bench (under mpirun, Debian's Open MPI with its shared-memory
 # transport) alternately, REPS times each, and prints per-size tables of the medians and the
 # tccl / Open MPI ratios (busbw ratio; > 1 means tccl is faster; for 8 B, time ratio MPI/tccl).
-# float sum, out of place, tccl in its default (strict determinism) mode.
+# float sum, out of place, tccl in its default (strict determinism) mode. Broadcast is the exception:
+# MPI_Bcast has one buffer per rank, so its like is tccl's in-place broadcast (sendbuff == recvbuff;
+# out of place, the root also copies its send buffer to its receive buffer, a copy MPI_Bcast never
+# makes); its table adds tccl's out-of-place time as a last column.
 #
 #   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
 # Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 1000"), MID ("-b 64K -e 1M -f 16 -n 200 -w 50"),
@@ -43,13 +46,18 @@ for n in $ranks; do
       function median(str,   a, k, i, j, t) { k = split(str, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((k + 1) / 2)] }
       {
         impl = FILENAME ~ /\/mpi-[0-9]+-[a-z_]+-[^\/]*$/ ? "mpi" : "tccl"
-        size = field($0, "size"); t = field($0, "time_us"); b = field($0, "busbw")
-        if (size == "") next
+        size = field($0, "size"); if (size == "") next
+        # tessera-perf writes "oop":{...},"ip":{...}; the peer writes "oop" only.
+        line = $0; if (impl == "tccl" && coll == "broadcast") line = substr($0, index($0, "\"ip\":"))
+        t = field(line, "time_us"); b = field(line, "busbw")
         sizes[size] = 1; T[impl, size] = T[impl, size] " " t; B[impl, size] = B[impl, size] " " b
+        if (impl == "tccl") O[size] = O[size] " " field($0, "time_us")
       }
       END {
-        printf "\n## %s, %d ranks (median of runs; busbw GB/s)\n", coll, n
-        printf "| size (B) | tccl time (us) | Open MPI time (us) | tccl busbw | Open MPI busbw | tccl / Open MPI |\n|---|---|---|---|---|---|\n"
+        bc = coll == "broadcast"
+        printf "\n## %s, %d ranks (median of runs; busbw GB/s%s)\n", coll, n, bc ? "; tccl in place, as MPI_Bcast" : ""
+        printf "| size (B) | tccl time (us) | Open MPI time (us) | tccl busbw | Open MPI busbw | tccl / Open MPI |%s\n", bc ? " tccl out of place (us) |" : ""
+        printf "|---|---|---|---|---|---|%s\n", bc ? "---|" : ""
         cnt = 0; for (s in sizes) list[++cnt] = s + 0
         for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
         for (i = 1; i <= cnt; i++) {
@@ -57,7 +65,9 @@ for n in $ranks; do
           if (!((("tccl", s) in T) && (("mpi", s) in T))) continue
           tt = median(T["tccl", s]); mt = median(T["mpi", s]); tb = median(B["tccl", s]); mb = median(B["mpi", s])
           ratio = (tt > 0) ? mt / tt : 0
-          printf "| %d | %.2f | %.2f | %.3f | %.3f | %.2fx |\n", s, tt, mt, tb, mb, ratio
+          printf "| %d | %.2f | %.2f | %.3f | %.3f | %.2fx |", s, tt, mt, tb, mb, ratio
+          if (bc) printf " %.2f |", median(O[s])
+          printf "\n"
         }
       }' "$out"/tccl-"$n"-"$coll"-*.json "$out"/mpi-"$n"-"$coll"-*.json
   done
