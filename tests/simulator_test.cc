@@ -235,6 +235,35 @@ TEST(Simulator, DetectsBrokenSchedules) {
   }
 }
 
+
+// Out of place, a broadcast root copies its data to its own output and an all-gather rank copies its
+// own block into place. That copy must share a step with a send (the executor runs it after the
+// step's messages are posted, so peers work meanwhile), never be a step of its own ahead of them:
+// copying the whole message first left the chain idle for that long (docs/performance.md).
+TEST(Schedules, OutOfPlaceOwnCopiesShareAStepWithASend) {
+  for (const AlgorithmInfo& alg : AllAlgorithms()) {
+    if (alg.coll != CollKind::Broadcast && alg.coll != CollKind::AllGather) continue;
+    for (int n = 2; n <= 8; ++n) {
+      for (size_t count : {size_t{1}, size_t{1000}}) {
+        CollArgs a = SimArgs(n, count, 64, false);
+        a.kind = alg.coll;
+        for (a.rank = 0; a.rank < n; ++a.rank) {
+          const Schedule s = alg.generate(a);
+          for (const Step& step : s.steps) {
+            bool copiesToOutput = false, sends = false;
+            for (const Op& op : step.ops) {
+              copiesToOutput |= op.kind == OpKind::Copy && op.dst.buf == kRecvBuf;
+              sends |= op.kind == OpKind::Send;
+            }
+            EXPECT_TRUE(!copiesToOutput || sends) << What(alg, a) << " rank " << a.rank
+                                                 << ": a step copies into the output without sending";
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tccl
 
