@@ -154,33 +154,49 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_EQ(st.code(), tcclInvalidArgument);
 }
 
+// The algorithm automatic selection picks for `bytes` (of the call's count, 4-byte elements) on
+// `ranks` ranks sharing `cores` cores, with shared scratch read in one copy from
+// `sharedScratchBytes` (0: not shared).
+std::string PickOnCores(CollKind kind, int ranks, int cores, size_t bytes, size_t sharedScratchBytes,
+                        const AlgoFilter& f = AlgoFilter{}) {
+  CollArgs a;
+  a.kind = kind;
+  a.nranks = ranks;
+  a.count = bytes / 4;
+  a.elemSize = 4;
+  a.sharedScratchBytes = sharedScratchBytes;
+  CostContext ctx;
+  ctx.host.localRanks = ranks;
+  ctx.host.cores = cores;
+  const AlgorithmInfo* out = nullptr;
+  EXPECT_TRUE(SelectAlgorithm(a, f, ctx, &out).ok());
+  return std::string(out ? out->name : "none");
+}
+
 // The staged broadcast (root stages pieces in shared scratch) pays off only when several ranks
 // share each core and the scratch is read in one copy, and only from its minimum size on; forcing
 // it works at any size.
 TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
-  AlgoFilter none;
-  auto pick = [&](int ranks, int cores, size_t bytes, size_t sharedScratchBytes, const AlgoFilter& f) {
-    CollArgs a;
-    a.kind = CollKind::Broadcast;
-    a.nranks = ranks;
-    a.count = bytes / 4;
-    a.elemSize = 4;
-    a.sharedScratchBytes = sharedScratchBytes;
-    CostContext ctx;
-    ctx.host.localRanks = ranks;
-    ctx.host.cores = cores;
-    const AlgorithmInfo* out = nullptr;
-    EXPECT_TRUE(SelectAlgorithm(a, f, ctx, &out).ok());
-    return std::string(out ? out->name : "none");
-  };
-  EXPECT_EQ(pick(8, 2, 64 << 20, 256 << 10, none), "staged");
-  EXPECT_NE(pick(8, 2, 64 << 20, 0, none), "staged");        // scratch not shared: two copies per reader
-  EXPECT_NE(pick(8, 8, 64 << 20, 256 << 10, none), "staged");  // a core each: the chain overlaps its copies
-  EXPECT_NE(pick(2, 2, 64 << 20, 256 << 10, none), "staged");
-  EXPECT_NE(pick(8, 2, 1 << 20, 256 << 10, none), "staged");   // below its 4 MiB minimum
+  const CollKind b = CollKind::Broadcast;
+  EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");
+  EXPECT_NE(PickOnCores(b, 8, 2, 64 << 20, 0), "staged");        // scratch not shared: two copies per reader
+  EXPECT_NE(PickOnCores(b, 8, 8, 64 << 20, 256 << 10), "staged");  // a core each: the chain overlaps its copies
+  EXPECT_NE(PickOnCores(b, 2, 2, 64 << 20, 256 << 10), "staged");
+  EXPECT_NE(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");   // below its 4 MiB minimum
   AlgoFilter forced;
   ASSERT_TRUE(ParseAlgoFilter("broadcast:staged", &forced).ok());
-  EXPECT_EQ(pick(8, 2, 1 << 10, 256 << 10, forced), "staged");
+  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 10, 256 << 10, forced), "staged");
+}
+
+// The staged all-gather likewise: every rank stages its own block, so N copies of each block
+// instead of 2(N-1); with two ranks that is no saving and the ring stays. Sizes are per block.
+TEST(AlgoSelection, StagedAllGatherWhenRanksShareCoresAndScratchIsShared) {
+  const CollKind g = CollKind::AllGather;
+  EXPECT_EQ(PickOnCores(g, 8, 2, 8 << 20, 256 << 10), "staged");
+  EXPECT_EQ(PickOnCores(g, 4, 2, 8 << 20, 256 << 10), "staged");
+  EXPECT_NE(PickOnCores(g, 8, 2, 8 << 20, 0), "staged");  // scratch not shared: two copies per reader
+  EXPECT_NE(PickOnCores(g, 2, 2, 8 << 20, 256 << 10), "staged");
+  EXPECT_NE(PickOnCores(g, 8, 2, 64 << 10, 256 << 10), "staged");  // blocks below the single-copy threshold
 }
 
 TEST(AlgoSelection, StrictModeUsesOnlyCanonicalAlgorithms) {

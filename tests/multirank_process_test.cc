@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/params.h"
@@ -141,49 +142,103 @@ TEST_F(ProcessRanks, SingleCopyOnSomeRanksOnlyIsAClearError) {
   tcclCommDestroy(sc);
 }
 
-// The staged broadcast (src/algorithms/staged_broadcast.cc) with plain malloc buffers: the root
+// A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a
+// communicator is set up), with this rank's place in it and the mapped-read count before its calls.
+struct ForcedSplit {
+  int rank = 0, n = 1;
+  tcclComm_t comm = nullptr;
+  uint64_t mappedBefore = 0;
+};
+ForcedSplit SplitForcing(tcclComm_t comm, const char* algo) {
+  ForcedSplit f;
+  tcclCommUserRank(comm, &f.rank);
+  tcclCommCount(comm, &f.n);
+  setenv("TCCL_ALGO", algo, 1);
+  tccl::ReloadParams();
+  EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, f.rank, &f.comm, nullptr)) << tcclGetLastError(comm);
+  unsetenv("TCCL_ALGO");
+  tccl::ReloadParams();
+  f.mappedBefore = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+  return f;
+}
+
+// After staged calls: every rank received some piece read from the mapped staging (as in
+// SingleCopyFromMemAllocBuffers, this needs a host that lets ranks map each other's memfds). Only
+// a communicator on one host shares its staging; tests/netns names each rank's "host" with
+// TCCL_HOST_ID, so ranks compare theirs.
+void ExpectReadsFromMappedStaging(tcclComm_t sc, int rank, int n, uint64_t mappedBefore) {
+  const char* host = getenv("TCCL_HOST_ID");
+  int64_t id = host ? (int64_t)(std::hash<std::string>{}(host) >> 2) : 0, lo = 0, hi = 0;
+  ASSERT_EQ(tcclSuccess, tcclAllReduce(&id, &lo, 1, tcclInt64, tcclMin, sc, nullptr));
+  ASSERT_EQ(tcclSuccess, tcclAllReduce(&id, &hi, 1, tcclInt64, tcclMax, sc, nullptr));
+  if (n > 1 && lo == hi && tccl::SingleCopyMessages(tccl::CopyMode::Mapped) == mappedBefore)
+    ADD_FAILURE() << "rank " << rank << ": no message was read from mapped staging";
+}
+
+// Byte i of the data rank (or root) `owner` contributes: depends on the owner and the position,
+// so a misplaced or misattributed piece is seen.
+unsigned char StagedByte(size_t i, int owner) { return (unsigned char)(i * 131 + (i >> 20) * 7 + owner * 29); }
+
+// Bytes of `got` that differ from want(i), and the first of them (got.size() if none).
+template <typename Want>
+std::pair<size_t, size_t> WrongBytes(const std::vector<unsigned char>& got, Want want) {
+  size_t wrong = 0, first = got.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want(i)) wrong++, first = std::min(first, i);
+  return {wrong, first};
+}
+
+// The staged broadcast (src/algorithms/staged.cc) with plain malloc buffers: the root
 // stages 1 MiB pieces in shared scratch and the others map it and read each piece in one copy.
 // Several pieces with a short last one, every root, in and out of place, 1- and 4-byte elements.
 TEST_F(ProcessRanks, StagedBroadcastReadsSharedStagingInOneCopy) {
-  int rank = 0, n = 1;
-  tcclCommUserRank(comm_, &rank);
-  tcclCommCount(comm_, &n);
-  setenv("TCCL_ALGO", "broadcast:staged", 1);
-  tccl::ReloadParams();
-  tcclComm_t sc = nullptr;
-  ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &sc, nullptr)) << tcclGetLastError(comm_);
-  unsetenv("TCCL_ALGO");
-  tccl::ReloadParams();
-  const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+  const ForcedSplit f = SplitForcing(comm_, "broadcast:staged");
+  ASSERT_NE(f.comm, nullptr);
+  const int rank = f.rank, n = f.n;
+  tcclComm_t sc = f.comm;
   const size_t bytes = (3 << 20) + 4 * 7;
   for (tcclDataType_t dt : {tcclFloat32, tcclInt8}) {
     const size_t es = dt == tcclInt8 ? 1 : 4, count = bytes / es;
     for (int root = 0; root < n; ++root)
       for (bool inPlace : {false, true}) {
         std::vector<unsigned char> send(bytes), recv(bytes, 0xEE);
-        // Every byte depends on the root and its position, so a misplaced piece is seen.
-        for (size_t i = 0; i < bytes; ++i) send[i] = (unsigned char)(i * 131 + (i >> 20) * 7 + root * 29);
+        for (size_t i = 0; i < bytes; ++i) send[i] = StagedByte(i, root);
         if (inPlace && rank == root) recv = send;
         const void* from = inPlace ? recv.data() : send.data();
         ASSERT_EQ(tcclSuccess, tcclBroadcast(from, recv.data(), count, dt, root, sc, nullptr)) << tcclGetLastError(sc);
-        size_t wrong = 0, first = bytes;
-        for (size_t i = 0; i < bytes; ++i)
-          if (recv[i] != (unsigned char)(i * 131 + (i >> 20) * 7 + root * 29)) wrong++, first = std::min(first, i);
+        auto [wrong, first] = WrongBytes(recv, [&](size_t i) { return StagedByte(i, root); });
         EXPECT_EQ(wrong, 0u) << "rank " << rank << " root " << root << " es " << es << " in place " << inPlace
                              << ": first wrong byte " << first;
       }
   }
-  // Every rank received staged pieces from some root, read from the mapped staging (as in
-  // SingleCopyFromMemAllocBuffers, this needs a host that lets ranks map each other's memfds).
-  // Only a communicator on one host shares its staging; tests/netns names each rank's "host" with
-  // TCCL_HOST_ID, so ranks compare theirs.
-  const char* host = getenv("TCCL_HOST_ID");
-  int64_t id = host ? (int64_t)(std::hash<std::string>{}(host) >> 2) : 0, lo = 0, hi = 0;
-  ASSERT_EQ(tcclSuccess, tcclAllReduce(&id, &lo, 1, tcclInt64, tcclMin, sc, nullptr));
-  ASSERT_EQ(tcclSuccess, tcclAllReduce(&id, &hi, 1, tcclInt64, tcclMax, sc, nullptr));
-  if (n > 1 && lo == hi && tccl::SingleCopyMessages(tccl::CopyMode::Mapped) == before)
-    ADD_FAILURE() << "rank " << rank << ": no message was read from mapped staging";
+  ExpectReadsFromMappedStaging(sc, rank, n, f.mappedBefore);
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
+}
+
+// The staged all-gather: every rank stages its own block the same way and reads every other
+// block's pieces from its owner's staging. Blocks of 2 MiB + 28 bytes (four full 512 KiB pieces and
+// a short one), in and out of place, 1- and 4-byte elements.
+TEST_F(ProcessRanks, StagedAllGatherReadsSharedStagingInOneCopy) {
+  const ForcedSplit f = SplitForcing(comm_, "allgather:staged");
+  ASSERT_NE(f.comm, nullptr);
+  const int rank = f.rank, n = f.n;
+  tcclComm_t sc = f.comm;
+  const size_t block = (2 << 20) + 4 * 7, total = block * n;
+  for (tcclDataType_t dt : {tcclFloat32, tcclInt8}) {
+    const size_t es = dt == tcclInt8 ? 1 : 4;
+    for (bool inPlace : {false, true}) {
+      std::vector<unsigned char> send(block), recv(total, 0xEE);
+      for (size_t i = 0; i < block; ++i) send[i] = StagedByte(i, rank);
+      if (inPlace) std::copy(send.begin(), send.end(), recv.begin() + rank * block);
+      const void* from = inPlace ? recv.data() + rank * block : send.data();
+      ASSERT_EQ(tcclSuccess, tcclAllGather(from, recv.data(), block / es, dt, sc, nullptr)) << tcclGetLastError(sc);
+      auto [wrong, first] = WrongBytes(recv, [&](size_t i) { return StagedByte(i % block, (int)(i / block)); });
+      EXPECT_EQ(wrong, 0u) << "rank " << rank << " es " << es << " in place " << inPlace << ": first wrong byte "
+                           << first;
+    }
+  }
+  ExpectReadsFromMappedStaging(sc, rank, n, f.mappedBefore);
+  EXPECT_EQ(tcclCommDestroy(sc), tcclSuccess);
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ Schedule CanonicalTreeAllReduce(const CollArgs& a);
 Schedule CanonicalTreeReduce(const CollArgs& a);
 // double_binary_tree.cc: two binary trees, each reducing and broadcasting half, pipelined in slices
 Schedule DoubleBinaryTreeAllReduce(const CollArgs& a);
-// staged_broadcast.cc: the root stages pieces in shared scratch, the others read them in one copy
+// staged.cc: the root (broadcast) or every rank (all-gather) stages pieces in shared scratch, the
+// others read them in one copy
 Schedule StagedBroadcast(const CollArgs& a);
+Schedule StagedAllGather(const CollArgs& a);
 
 // Op builders shared by the generators (ops.cc).
 // All-to-all's start: in place, the outgoing blocks would be overwritten by incoming ones, so a
