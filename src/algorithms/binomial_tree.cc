@@ -21,11 +21,12 @@ Schedule BinomialBroadcast(const CollArgs& a) {
   // its own output in the same step, after the sends are posted (not before them). In place the
   // data is in the receive buffer (also when a composite such as the tree all-reduce calls this
   // with inPlace set and its result in the receive buffer).
-  const int source = v == 0 && !a.inPlace ? kSendBuf : kRecvBuf;
+  const bool rootCopies = v == 0 && !a.inPlace;
+  const int source = rootCopies ? kSendBuf : kRecvBuf;
   Step sends;
   for (int m = 1; m < N; m *= 2)
     if (m >= mask && v + m < N) sends.ops.insert(sends.ops.begin(), MakeSend(real(v + m), {source, 0}, a.count));
-  if (v == 0 && !a.inPlace) sends.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
+  if (rootCopies) sends.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
   if (!sends.ops.empty()) s.steps.push_back(sends);
   return s;
 }

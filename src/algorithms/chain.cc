@@ -18,16 +18,12 @@ Schedule ChainBroadcast(const CollArgs& a) {
     size_t b = PartStart(a.count, K, t);
     return std::pair<size_t, size_t>(b, PartStart(a.count, K, t + 1) - b);
   };
-  if (a.count == 0) return s;
+  if (NothingToExchange(a, &s)) return s;
   if (pos == 0) {
     // Out of place, the root copies slice t to its own output in the step that sends it: the copy
     // runs after the send is posted, reads the slice from cache, and overlaps with the next rank
     // (copying the whole message first kept the chain idle for that long: 2 ranks, 256 MiB,
     // 33 ms out of place against 15 in place).
-    if (N == 1) {
-      if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
-      return s;
-    }
     for (size_t t = 0; t < K; ++t) {
       auto [b, n] = slice(t);
       if (!n) continue;

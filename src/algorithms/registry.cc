@@ -57,7 +57,7 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"direct", CollKind::AllGather, &DirectAllGather, true,
        "every rank sends its block to every other rank in one step (no reduction): small messages"},
       {"staged", CollKind::AllGather, &StagedAllGather, true,
-       "every rank copies its block in 1 MiB pieces into two slots of scratch every rank maps, the "
+       "every rank copies its block in 512 KiB pieces into two slots of scratch every rank maps, the "
        "others read each piece from there in one copy: N copies of each block instead of 2(N-1), "
        "for large messages in buffers peers cannot map (no reduction)"},
       {"chain", CollKind::Broadcast, &ChainBroadcast, true,

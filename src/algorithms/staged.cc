@@ -68,15 +68,10 @@ Schedule StageAndSend(const CollArgs& a, const StagingPlan& p, BufRef own, Recei
 
 Schedule StagedBroadcast(const CollArgs& a) {
   Schedule s;
-  const int N = a.nranks;
-  if (a.count == 0) return s;
+  if (NothingToExchange(a, &s)) return s;
   const StagingPlan p(a, a.count);
   if (a.rank != a.root) {
     for (size_t i = 0; i < p.pieces; ++i) s.steps.push_back({{MakeRecv(a.root, {kRecvBuf, p.start(i)}, p.len(i))}});
-    return s;
-  }
-  if (N == 1) {
-    if (!a.inPlace) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
     return s;
   }
   return StageAndSend(a, p, {kRecvBuf, 0}, [](size_t, Step&) {});
