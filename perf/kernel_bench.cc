@@ -23,18 +23,19 @@ namespace {
 constexpr size_t kInCache = 32 << 10;
 constexpr size_t kOutOfCache = 64 << 20;
 
-// The three buffers share one page-aligned block, each on a cache-line boundary, with dst 4 KiB
-// apart modulo the others' positions at a lower offset: a store to dst[i] then only shares its
-// low 12 address bits with a[i - k] and b[i - k], elements already loaded, so no load waits on a
-// store it merely appears to alias (4 KiB aliasing). With three std::vector buffers the offsets
-// were whatever malloc gave, and glibc's memcpy (rep movsb at 32 KiB) swung between 140 and
-// 260 GB/s across builds with the buffers' alignment alone.
+// The three buffers share one page-aligned block, each on a cache-line boundary. dst sits at the
+// lowest offset modulo 4 KiB (a at +256 B, b at +512 B), so a store to dst[i] shares its low 12
+// address bits only with elements of a and b already loaded, and no load waits on a store it
+// merely appears to alias (4 KiB aliasing). With three std::vector buffers at whatever offsets
+// malloc gave, memcpy at 32 KiB measured 138-150 GB/s instead of 250-258 (docs/kernels.md).
 struct Buffers {
   static constexpr size_t kSkew = 256;
-  explicit Buffers(size_t bytes) : block_(static_cast<unsigned char*>(std::aligned_alloc(4096, Round(bytes) * 3))) {
+  explicit Buffers(size_t bytes) {
+    const size_t stride = (bytes + 2 * kSkew + 4095) / 4096 * 4096;
+    block_ = static_cast<unsigned char*>(std::aligned_alloc(4096, 3 * stride));
     dst = block_;
-    a = block_ + Round(bytes) + kSkew;
-    b = block_ + 2 * Round(bytes) + 2 * kSkew;
+    a = block_ + stride + kSkew;
+    b = block_ + 2 * stride + 2 * kSkew;
     memset(a, 1, bytes);
     memset(b, 2, bytes);
     memset(dst, 0, bytes);
@@ -42,7 +43,6 @@ struct Buffers {
   ~Buffers() { std::free(block_); }
   Buffers(const Buffers&) = delete;
   Buffers& operator=(const Buffers&) = delete;
-  static size_t Round(size_t bytes) { return (bytes + 2 * kSkew + 4095) / 4096 * 4096; }
   unsigned char *a, *b, *dst;
 
  private:
