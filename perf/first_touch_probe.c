@@ -3,8 +3,9 @@
  * with MAP_POPULATE, as tcclMemAlloc maps its buffers, and written three times; then a second
  * mapping of the same pages (as a peer maps a tcclMemAlloc buffer) is read three times. Private
  * anonymous memory, also populated, is written first for comparison. The page
- * faults counted around each pass show whether the kernel is involved: with MAP_POPULATE there
- * are none, so a slow first pass is paid below the guest kernel (the hypervisor), not by tccl.
+ * faults counted around each pass show whether the kernel's fault path is involved: with
+ * MAP_POPULATE there are none, so a slow first pass is not tccl's and not a page fault (on the
+ * development VM, a Firecracker microVM, the hypervisor backing memory on first touch would fit).
  *
  *   cc -O2 perf/first_touch_probe.c -o /tmp/first_touch_probe && /tmp/first_touch_probe $((16<<20))
  */
