@@ -30,6 +30,18 @@ static long Faults(void) {
   return u.ru_minflt + u.ru_majflt;
 }
 
+/* One timed pass: copies `from` into `to`, or fills `to` with `fill` when `from` is NULL. */
+static void Pass(const char* what, int pass, unsigned char* to, const unsigned char* from, int fill, size_t bytes) {
+  long f = Faults();
+  double t = Now();
+  if (from)
+    memcpy(to, from, bytes);
+  else
+    memset(to, fill, bytes);
+  t = Now() - t;
+  printf("%-42s pass %d: %8.2f ms, %ld faults\n", what, pass, t * 1e3, Faults() - f);
+}
+
 int main(int argc, char** argv) {
   size_t bytes = argc > 1 ? (size_t)strtoull(argv[1], NULL, 0) : (size_t)16 << 20;
   int fd = memfd_create("first-touch", MFD_CLOEXEC);
@@ -39,26 +51,9 @@ int main(int argc, char** argv) {
   unsigned char* dst = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (own == MAP_FAILED || peer == MAP_FAILED || dst == MAP_FAILED) return perror("mmap"), 1;
   printf("# %zu bytes (%zu pages); ms per pass, page faults during it\n", bytes, bytes / (size_t)sysconf(_SC_PAGESIZE));
-  for (int i = 0; i < 2; ++i) { /* private memory too, which is also the destination of the reads below */
-    long f = Faults();
-    double t = Now();
-    memset(dst, i, bytes);
-    t = Now() - t;
-    printf("write private anonymous memory, pass %d:  %8.2f ms, %ld faults\n", i + 1, t * 1e3, Faults() - f);
-  }
-  for (int i = 0; i < 3; ++i) {
-    long f = Faults();
-    double t = Now();
-    memset(own, i + 1, bytes);
-    t = Now() - t;
-    printf("write through the owner's mapping, pass %d: %8.2f ms, %ld faults\n", i + 1, t * 1e3, Faults() - f);
-  }
-  for (int i = 0; i < 3; ++i) {
-    long f = Faults();
-    double t = Now();
-    memcpy(dst, peer, bytes);
-    t = Now() - t;
-    printf("read through a second mapping, pass %d:  %8.2f ms, %ld faults\n", i + 1, t * 1e3, Faults() - f);
-  }
+  /* Private memory too, which is also the destination of the reads below. */
+  for (int i = 0; i < 2; ++i) Pass("write private anonymous memory,", i + 1, dst, NULL, i, bytes);
+  for (int i = 0; i < 3; ++i) Pass("write through the owner's mapping,", i + 1, own, NULL, i + 1, bytes);
+  for (int i = 0; i < 3; ++i) Pass("read through a second mapping,", i + 1, dst, peer, 0, bytes);
   return 0;
 }
