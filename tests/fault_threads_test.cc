@@ -164,6 +164,40 @@ TEST(Faults, FlightRecorderListsRecentOperations) {
   EXPECT_EQ(tcclInvalidArgument, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
 }
 
+// A repeated call reuses its plan, and with it the plan's flight-recorder entry (op, algorithm,
+// peers): every repetition must still be recorded whole and with its own sequence number, and a
+// send/recv group (no plan) names its peer too.
+TEST(Faults, FlightRecorderEntriesOfRepeatedCallsAndSendRecv) {
+  auto comms = MakeComms(2);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 2; ++r)
+    ts.emplace_back([&, r] {
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(tcclSuccess, TimedAllReduce(comms[r], 16).code);
+      std::vector<char> b(64);
+      EXPECT_EQ(tcclSuccess, r == 0 ? tcclSend(b.data(), 64, tcclUint8, 1, comms[r], nullptr)
+                                    : tcclRecv(b.data(), 64, tcclUint8, 0, comms[r], nullptr));
+    });
+  for (auto& t : ts) t.join();
+  for (int r = 0; r < 2; ++r) {
+    char buf[8192];
+    ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[r], buf, sizeof(buf)));
+    std::string text = buf;
+    const std::string peer = "peers [" + std::to_string(1 - r) + "]";
+    for (int i = 0; i < 3; ++i) {
+      const std::string head = "#" + std::to_string(i) + " all_reduce 16 x float";
+      size_t at = text.find(head);
+      ASSERT_NE(at, std::string::npos) << head << "\n" << text;
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      EXPECT_NE(line.find(peer), std::string::npos) << line;
+      EXPECT_NE(line.find("done"), std::string::npos) << line;
+    }
+    size_t at = text.find("#0 send/recv 64 x bytes");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_NE(text.substr(at, text.find('\n', at) - at).find(peer), std::string::npos) << text;
+  }
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+}
+
 // The recorder's writer takes no lock (src/comm/flight_recorder.h): a dump on another thread while
 // operations run must show each entry whole (its count matches its sequence number here) or say it
 // was overwritten, never a mix of two operations. Under TSan this is also the race check.

@@ -348,8 +348,14 @@ void Communicator::SetAsyncError(const Status& st) {
   if (!st.ok()) asyncError_.compare_exchange_strong(expected, st.code());
 }
 
-Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*>& bufs,
-                             const OpTag& tag, FlightEntry entry, const std::function<std::string()>& describe) {
+void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const {
+  for (const Step& step : s.steps)
+    for (const Op& o : step.ops)
+      if (o.peer >= 0 && o.peer != rank_) entry->AddPeer(o.peer);
+}
+
+Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
+                             const FlightEntry& entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
   Status reported = PeerReportedFailure();
@@ -358,15 +364,7 @@ Status Communicator::Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t o
     Fail(st);
     return st;
   }
-  if (flight_->capacity() > 0)
-    for (const Step& step : s.steps)
-      for (const Op& o : step.ops)
-        if (o.peer >= 0 && o.peer != rank_) entry.AddPeer(o.peer);
   size_t slot = flight_->Start(entry);
-  ExecKernels k;
-  k.elemSize = DtypeSize(dt);
-  k.reduce = GetReduceFn(dt, op);
-  k.divide = GetDivideFn(dt);
   size_t need = s.scratchElems * k.elemSize;
   const bool wantShared = s.sharedScratch && sharedScratchBytes_ && need;
   if (wantShared && sharedScratchSize_ < need) {
@@ -434,6 +432,14 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     Plan fresh;
     TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, cost_, &fresh.alg));
     fresh.schedule = fresh.alg->generate(a);
+    fresh.kernels = KernelsFor(dt, a.op);
+    FlightEntry& r = fresh.record;
+    r.op = CollName(a.kind);
+    r.dtype = DtypeName(dt);
+    r.algo = fresh.alg->name;
+    r.count = a.count;
+    r.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
+    AddSchedulePeers(fresh.schedule, &r);
     plan = plans_.Add(a, dt, std::move(fresh));
   }
   const AlgorithmInfo* alg = plan->alg;
@@ -447,13 +453,8 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   tag.dtype = (uint8_t)dt;
   tag.redop = (uint8_t)a.op;
   tag.algo = (uint8_t)(alg - AllAlgorithms().data());
-  FlightEntry e;
+  FlightEntry e = plan->record;
   e.seq = seq;
-  e.op = CollName(a.kind);
-  e.dtype = DtypeName(dt);
-  e.algo = alg->name;
-  e.count = a.count;
-  e.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
   // Captures two pointers, so std::function keeps it inline (no allocation per call).
   const FlightEntry* what = &e;
   auto describe = [this, what] {
@@ -461,8 +462,11 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
            what->dtype + ", " + what->algo + ") on " + Describe();
   };
   TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
-  collBufs_.assign({const_cast<void*>(send), recv, nullptr});
-  return Execute(s, dt, a.op, collBufs_, tag, e, describe);
+  collBufs_.resize(3);
+  collBufs_[kSendBuf] = const_cast<void*>(send);
+  collBufs_[kRecvBuf] = recv;
+  collBufs_[kScratchBuf] = nullptr;
+  return Execute(s, plan->kernels, collBufs_, tag, e, describe);
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
@@ -515,7 +519,8 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   e.dtype = "bytes";
   e.algo = "p2p";
   for (const P2POp& op : ops) e.count += op.bytes;
-  return Execute(s, tcclUint8, tcclSum, bufs, tag, e, describe);
+  AddSchedulePeers(s, &e);
+  return Execute(s, KernelsFor(tcclUint8, tcclSum), bufs, tag, e, describe);
 }
 
 Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {

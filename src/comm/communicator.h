@@ -91,8 +91,11 @@ class Communicator {
   Communicator() = default;
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
   size_t SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const;
-  Status Execute(const Schedule& s, tcclDataType_t dt, tcclRedOp_t op, std::vector<void*>& bufs, const OpTag& tag,
-                 FlightEntry entry, const std::function<std::string()>& describe);
+  // `entry`: the flight-recorder entry, peers included (AddSchedulePeers).
+  Status Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
+                 const FlightEntry& entry, const std::function<std::string()>& describe);
+  // Lists the peers `s` exchanges messages with in `entry` (each once).
+  void AddSchedulePeers(const Schedule& s, FlightEntry* entry) const;
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
   // A peer's failure report, or a watched peer gone (any, or only those in `only`).
   Status Health(bool force = false, const std::vector<int>* only = nullptr);

@@ -23,7 +23,8 @@ static_assert(std::is_trivially_copyable<FlightEntry>::value, "copied word by wo
 size_t FlightRecorder::Start(const FlightEntry& e) {
   if (ring_.empty()) return 0;
   const uint64_t n = recorded_.load(std::memory_order_relaxed);
-  const size_t slot = n % ring_.size();
+  const size_t slot = nextSlot_;  // n % capacity, kept without a division per operation
+  nextSlot_ = slot + 1 == ring_.size() ? 0 : slot + 1;
   Slot& s = ring_[slot];
   const uint32_t v = s.version.load(std::memory_order_relaxed);
   s.version.store(v + 1, std::memory_order_relaxed);

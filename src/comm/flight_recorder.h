@@ -64,6 +64,7 @@ class FlightRecorder {
   static bool Read(const Slot& slot, FlightEntry* e, uint64_t* start);
   std::vector<Slot> ring_;
   std::atomic<uint64_t> recorded_{0};  // written by the single writer only
+  size_t nextSlot_ = 0;                // the writer's: recorded_ % capacity
 };
 
 // Installs the TCCL_FLIGHT_RECORDER_SIGNAL handler once (no-op when the parameter is 0), and keeps

@@ -12,12 +12,18 @@
 
 #include "algorithms/registry.h"
 #include "algorithms/schedule.h"
+#include "comm/flight_recorder.h"
+#include "exec/executor.h"
 
 namespace tccl {
 
 struct Plan {
   const AlgorithmInfo* alg = nullptr;
   Schedule schedule;
+  // Also fixed by the key, so worked out once: the reduce and divide kernels for (dtype, op), and
+  // the flight-recorder entry (op, dtype, algorithm, count, root, peers) less its sequence number.
+  ExecKernels kernels;
+  FlightEntry record;
 };
 
 class PlanCache {

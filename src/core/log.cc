@@ -3,6 +3,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +18,9 @@ namespace {
 
 struct LogConfig {
   std::once_flag once;
+  // Set once the configuration is loaded: every collective asks LogEnabled (TCCL_TRACE), and an
+  // acquire load is cheaper than call_once's out-of-line check.
+  std::atomic<bool> loaded{false};
   std::mutex mu;
   LogLevel level = LogLevel::Warn;
   unsigned mask = kLogAll;
@@ -97,9 +101,11 @@ void LoadLocked(LogConfig& c) {
 
 void EnsureLoaded() {
   LogConfig& c = Cfg();
+  if (c.loaded.load(std::memory_order_acquire)) return;
   std::call_once(c.once, [&] {
     std::lock_guard<std::mutex> g(c.mu);
     LoadLocked(c);
+    c.loaded.store(true, std::memory_order_release);
   });
 }
 

@@ -38,7 +38,10 @@ TCCL_DEFINE_STATUS_MAKER(DeviceError, tcclUnhandledDeviceError)
 
 static thread_local std::string t_lastError;
 
-void SetLastError(const Status& st) { t_lastError = st.ok() ? std::string() : st.message(); }
+void SetLastError(const Status& st) {
+  if (st.ok()) t_lastError.clear();  // every successful call: no temporary string
+  else t_lastError = st.message();
+}
 const char* LastError() { return t_lastError.c_str(); }
 
 }  // namespace tccl

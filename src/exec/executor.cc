@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/deadline.h"
+#include "kernels/host/dtype.h"
 #include "kernels/host/tree_reduce.h"
 
 namespace tccl {
@@ -55,6 +56,14 @@ bool IsLocal(OpKind k) {
 }
 
 }  // namespace
+
+ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op) {
+  ExecKernels k;
+  k.elemSize = DtypeSize(dt);
+  k.reduce = GetReduceFn(dt, op);
+  k.divide = GetDivideFn(dt);
+  return k;
+}
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
                const std::function<std::string()>& describe) {

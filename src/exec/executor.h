@@ -40,6 +40,8 @@ struct ExecKernels {
   ReduceFn reduce = nullptr;
   DivideFn divide = nullptr;
 };
+// The kernels for (dtype, op) on this CPU.
+ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op);
 
 // bufs[kSendBuf], bufs[kRecvBuf], bufs[kScratchBuf], then p2p user buffers.
 // `describe` names the operation for error messages ("all_reduce #12 (4096 x float, ring) on ...");
