@@ -88,11 +88,12 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
     for (size_t count : opt.counts)
       for (tcclDataType_t dt : types) cases.emplace_back(count, dt);
     // TCCL_TEST_SWEEP=quick (sanitizer builds in .ci/run, where every access is instrumented):
-    // large counts shrink to 64 Ki elements, still several slices per rank, still unaligned.
+    // large counts shrink to opt.quickLargeCount (64 Ki elements unless the test says otherwise),
+    // still several slices per rank, still unaligned.
     const char* mode = getenv("TCCL_TEST_SWEEP");
     const bool quick = mode && std::string(mode) == "quick";
     for (size_t count : opt.largeCounts)
-      for (tcclDataType_t dt : opt.largeTypes) cases.emplace_back(quick ? std::min<size_t>(count, 1 << 16) : count, dt);
+      for (tcclDataType_t dt : opt.largeTypes) cases.emplace_back(quick ? std::min(count, opt.quickLargeCount) : count, dt);
     for (auto [count, dt] : cases) {
       bool large = count > 100000;
       std::vector<tcclRedOp_t> ops = {tcclSum};

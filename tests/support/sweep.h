@@ -28,6 +28,8 @@ enum class HostBuffers { Plain, MemAlloc, Registered };
 struct SweepOptions {
   std::vector<size_t> counts = {0, 1, 7, 1009};
   std::vector<size_t> largeCounts = {1 << 20};  // run only for largeTypes with sum
+  // Under TCCL_TEST_SWEEP=quick (the sanitizer builds of .ci/run) large counts are capped here.
+  size_t quickLargeCount = 1 << 16;
   std::vector<tcclDataType_t> types;            // empty: all ten
   std::vector<tcclDataType_t> largeTypes = {tcclFloat32, tcclInt8};
   std::vector<std::string> colls;               // empty: all
