@@ -28,6 +28,11 @@ std::string OpText(uint8_t op) {
 
 }  // namespace
 
+bool PlausibleTag(const OpTag& t) {
+  const bool knownKind = t.kind == OpTag::kP2P || t.kind <= (uint8_t)CollKind::AllToAll;
+  return knownKind && ValidDtype(t.dtype) && ValidOp(t.redop) && t.algo < AllAlgorithms().size() && t.bytes > 0;
+}
+
 std::string DescribeTag(const OpTag& t) {
   if (t.kind == OpTag::kP2P) return "send/recv of " + std::to_string(t.bytes) + " bytes";
   std::string s = KindName(t.kind) + " #" + std::to_string(t.seq) + " (" + std::to_string(t.count) + " x " +

@@ -32,5 +32,10 @@ static_assert(sizeof(OpTag) == 32, "OpTag is a 32-byte wire record");
 std::string DescribeTag(const OpTag& t);
 // "" when `got` is the message `want` describes, else a sentence naming every difference.
 std::string CompareTags(const OpTag& got, const OpTag& want);
+// Whether `t` could have been written by a rank at all (known operation, dtype, reduction and
+// algorithm; a message of at least one byte). When two ranks frame a message differently (their
+// calls differ in size, so one sends the tag apart from the payload while the other expects both
+// in one message), the bytes read as a tag are payload, and their fields mean nothing.
+bool PlausibleTag(const OpTag& t);
 
 }  // namespace tccl
