@@ -18,8 +18,8 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <optional>
-#include <type_traits>
 
 #include "core/deadline.h"
 #include "kernels/host/dtype.h"
@@ -168,17 +167,9 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           if (st.ok() && !sending && before < kTag && tagDone[i] >= kTag) {
             OpTag got;
             memcpy(&got, stage, kTag);
-            // Equal bytes are the common case: no call, no string (OpTag has no padding).
-            static_assert(std::has_unique_object_representations_v<OpTag>, "memcmp compares every field");
-            std::string diff = memcmp(&got, &want, kTag) == 0 ? std::string() : CompareTags(got, want);
-            if (!diff.empty() && !PlausibleTag(got))
-              return InvalidUsage("%s: mismatched calls across ranks: what %s sent does not begin with an operation "
-                                  "tag, so it was framed for another call (another collective, or this one with "
-                                  "another count, dtype or algorithm)",
-                                  describe().c_str(), env.describePeer(op.peer).c_str());
-            if (!diff.empty())
-              return InvalidUsage("%s: mismatched calls across ranks: %s is in %s, with %s", describe().c_str(),
-                                  env.describePeer(op.peer).c_str(), DescribeTag(got).c_str(), diff.c_str());
+            if (!SameTag(got, want))
+              return InvalidUsage("%s: mismatched calls across ranks: %s", describe().c_str(),
+                                  DescribeMismatch(got, want, env.describePeer(op.peer)).c_str());
           }
           if (n) moved.push_back(c);
           progressed |= n > 0;

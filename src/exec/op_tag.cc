@@ -68,4 +68,12 @@ std::string CompareTags(const OpTag& got, const OpTag& want) {
   return diff;
 }
 
+std::string DescribeMismatch(const OpTag& got, const OpTag& want, const std::string& peer) {
+  if (!PlausibleTag(got))
+    return "what " + peer +
+           " sent does not begin with an operation tag, so it was framed for another call (another collective, or "
+           "this one with another count, dtype or algorithm)";
+  return peer + " is in " + DescribeTag(got) + ", with " + CompareTags(got, want);
+}
+
 }  // namespace tccl

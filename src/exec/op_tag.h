@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace tccl {
 
@@ -27,6 +29,11 @@ struct OpTag {
   uint8_t algo = 0;    // index in AllAlgorithms()
 };
 static_assert(sizeof(OpTag) == 32, "OpTag is a 32-byte wire record");
+static_assert(std::has_unique_object_representations_v<OpTag>, "no padding: equal bytes are equal fields");
+
+// Whether `got` is exactly the tag `want` (the check on every received message: a byte compare,
+// no call and no string).
+inline bool SameTag(const OpTag& got, const OpTag& want) { return memcmp(&got, &want, sizeof(OpTag)) == 0; }
 
 // "all_reduce #12 (4096 x float, sum, ring)"; safe for any bytes (unknown values are printed as numbers).
 std::string DescribeTag(const OpTag& t);
@@ -37,5 +44,9 @@ std::string CompareTags(const OpTag& got, const OpTag& want);
 // calls differ in size, so one sends the tag apart from the payload while the other expects both
 // in one message), the bytes read as a tag are payload, and their fields mean nothing.
 bool PlausibleTag(const OpTag& t);
+// For a received tag that is not SameTag as the expected one, from `peer` ("rank 1 (host ...)"):
+// what follows "mismatched calls across ranks: " in the error. Says that the peer's message was
+// framed for another call when `got` is not PlausibleTag, else describes `got` and every difference.
+std::string DescribeMismatch(const OpTag& got, const OpTag& want, const std::string& peer);
 
 }  // namespace tccl
