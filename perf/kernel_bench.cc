@@ -8,7 +8,7 @@
 // Each kernel runs out of place (dst a third buffer) and in place (dst == a, as collectives
 // accumulate into their receive buffer); docs/kernels.md says why the two differ.
 // Sizes: 32 KiB (in L1/L2 cache) and 64 MiB (well beyond the 32 MiB L3: memory bound). The
-// portable and AVX2 builds of each kernel are both measured where the CPU has AVX2.
+// portable, AVX2 and AVX-512 builds of each kernel are measured where the CPU runs them.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -76,9 +76,7 @@ void BM_Reduce(benchmark::State& state, tcclDataType_t dt, tcclRedOp_t op, tccl:
 void Register() {
   benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Arg(kInCache)->Arg(kOutOfCache);
   const tcclDataType_t types[] = {tcclFloat32, tcclFloat16, tcclBfloat16, tcclFloat64, tcclInt32, tcclInt8};
-  std::vector<tccl::KernelIsa> isas{tccl::KernelIsa::Portable};
-  if (tccl::BestIsa() == tccl::KernelIsa::Avx2) isas.push_back(tccl::KernelIsa::Avx2);
-  for (tccl::KernelIsa isa : isas)
+  for (tccl::KernelIsa isa : tccl::SupportedIsas())
     for (tcclDataType_t dt : types)
       for (tcclRedOp_t op : {tcclSum, tcclMax})
         for (bool inPlace : {false, true}) {

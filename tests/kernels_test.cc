@@ -149,7 +149,7 @@ template <typename T>
 void CheckType(tcclDataType_t dt) {
   std::mt19937_64 rng(dt);
   const size_t n = 1031;
-  for (KernelIsa isa : {KernelIsa::Portable, BestIsa()}) {
+  for (KernelIsa isa : SupportedIsas()) {
     for (int op = 0; op < tcclNumOps; ++op) {
       for (size_t misalign : {0, 1, 3}) {
         std::vector<unsigned char> ab(n * sizeof(T) + 8), bb(n * sizeof(T) + 8), db(n * sizeof(T) + 8);
@@ -197,7 +197,7 @@ TEST(ReduceKernels, FloatTypes) {
 void Check16(tcclDataType_t dt, float (*widen)(uint16_t), uint16_t (*narrow)(float)) {
   std::mt19937 rng(dt);
   const size_t n = 4099;
-  for (KernelIsa isa : {KernelIsa::Portable, BestIsa()}) {
+  for (KernelIsa isa : SupportedIsas()) {
     for (int op = 0; op < tcclNumOps; ++op) {
       std::vector<uint16_t> a(n + 1), b(n + 1), d(n + 1);
       for (size_t i = 0; i < n + 1; ++i) {
@@ -238,7 +238,7 @@ void CheckSpecialPairs(tcclDataType_t dt) {
   const size_t k = sizeof(s) / sizeof(s[0]), n = k * k;
   std::vector<T> a(n), b(n), d(n);
   for (size_t i = 0; i < n; ++i) a[i] = s[i / k], b[i] = s[i % k];
-  for (KernelIsa isa : {KernelIsa::Portable, BestIsa()})
+  for (KernelIsa isa : SupportedIsas())
     for (int op = 0; op < tcclNumOps; ++op) {
       GetReduceFn(dt, (tcclRedOp_t)op, isa)(d.data(), a.data(), b.data(), n);
       for (size_t i = 0; i < n; ++i) {
@@ -255,7 +255,7 @@ void CheckSpecialPairs16(tcclDataType_t dt, const std::vector<uint16_t>& s, floa
   const size_t k = s.size(), n = k * k;
   std::vector<uint16_t> a(n), b(n), d(n);
   for (size_t i = 0; i < n; ++i) a[i] = s[i / k], b[i] = s[i % k];
-  for (KernelIsa isa : {KernelIsa::Portable, BestIsa()})
+  for (KernelIsa isa : SupportedIsas())
     for (int op = 0; op < tcclNumOps; ++op) {
       GetReduceFn(dt, (tcclRedOp_t)op, isa)(d.data(), a.data(), b.data(), n);
       for (size_t i = 0; i < n; ++i)
@@ -290,9 +290,11 @@ TEST(ReduceKernels, NaNResultsAreCanonicalInEveryIsa) {
   }
   for (tcclRedOp_t op : {tcclSum, tcclProd}) {
     GetReduceFn(tcclFloat16, op, KernelIsa::Portable)(p.data(), a.data(), b.data(), n);
-    GetReduceFn(tcclFloat16, op, BestIsa())(v.data(), a.data(), b.data(), n);
-    ASSERT_EQ(p, v);
-    for (uint16_t h : v) ASSERT_EQ(h, 0x7E00) << "every NaN result is the canonical quiet NaN";
+    for (KernelIsa isa : SupportedIsas()) {
+      GetReduceFn(tcclFloat16, op, isa)(v.data(), a.data(), b.data(), n);
+      ASSERT_EQ(p, v) << IsaName(isa);
+      for (uint16_t h : v) ASSERT_EQ(h, 0x7E00) << "every NaN result is the canonical quiet NaN (" << IsaName(isa) << ")";
+    }
   }
 }
 
@@ -370,7 +372,7 @@ TEST(ReduceKernels, EveryOpIsCommutativeBitForBit) {
         memcpy(&a[i * 4], &sp[i % 6], 4);
         memcpy(&b[i * 4], &sp[(i / 7) % 6], 4);
       }
-    for (KernelIsa isa : {KernelIsa::Portable, BestIsa()}) {
+    for (KernelIsa isa : SupportedIsas()) {
       for (int op = 0; op < tcclNumOps; ++op) {
         ReduceFn f = GetReduceFn((tcclDataType_t)dt, (tcclRedOp_t)op, isa);
         f(ab.data(), a.data(), b.data(), n);

@@ -10,23 +10,55 @@
 
 namespace tccl {
 
-KernelIsa BestIsa() {
-  static const KernelIsa isa = [] {
+namespace {
+
+bool CpuRunsAvx2() {
 #if defined(__x86_64__) && defined(TCCL_HAVE_AVX2_KERNELS)
-    __builtin_cpu_init();
-    // F16C is CPUID leaf 1, ECX bit 29 (not every compiler accepts "f16c" in __builtin_cpu_supports).
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
-    if (__builtin_cpu_supports("avx2") && f16c) return KernelIsa::Avx2;
+  __builtin_cpu_init();
+  // F16C is CPUID leaf 1, ECX bit 29 (not every compiler accepts "f16c" in __builtin_cpu_supports).
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+  return __builtin_cpu_supports("avx2") && f16c;
+#else
+  return false;
 #endif
-    return KernelIsa::Portable;
-  }();
-  return isa;
 }
 
-const char* IsaName(KernelIsa isa) { return isa == KernelIsa::Avx2 ? "avx2" : "portable"; }
+// __builtin_cpu_supports reports AVX-512 only where the OS also saves the 512-bit state (XCR0).
+bool CpuRunsAvx512() {
+#if defined(__x86_64__) && defined(TCCL_HAVE_AVX512_KERNELS)
+  return CpuRunsAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+std::vector<KernelIsa> SupportedIsas() {
+  static const std::vector<KernelIsa> isas = [] {
+    std::vector<KernelIsa> v{KernelIsa::Portable};
+    if (CpuRunsAvx2()) v.push_back(KernelIsa::Avx2);
+    if (CpuRunsAvx512()) v.push_back(KernelIsa::Avx512);
+    return v;
+  }();
+  return isas;
+}
+
+KernelIsa BestIsa() { return SupportedIsas().back(); }
+
+const char* IsaName(KernelIsa isa) {
+  switch (isa) {
+    case KernelIsa::Avx2: return "avx2";
+    case KernelIsa::Avx512: return "avx512";
+    default: return "portable";
+  }
+}
 
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+#if defined(TCCL_HAVE_AVX512_KERNELS)
+  if (isa == KernelIsa::Avx512) return avx512::GetReduce(dt, op);
+#endif
 #if defined(TCCL_HAVE_AVX2_KERNELS)
   if (isa == KernelIsa::Avx2) return avx2::GetReduce(dt, op);
 #endif

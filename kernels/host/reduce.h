@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "tccl/tccl.h"
 
@@ -23,21 +24,27 @@ namespace tccl {
 using ReduceFn = void (*)(void* dst, const void* a, const void* b, size_t n);
 using DivideFn = void (*)(void* dst, size_t n, int divisor);
 
-enum class KernelIsa { Portable, Avx2 };
+enum class KernelIsa { Portable, Avx2, Avx512 };
 
 // The best ISA this CPU runs, decided once.
 KernelIsa BestIsa();
+// Every ISA this build has kernels for and this CPU runs, Portable first (tests and the kernel
+// benchmark run each).
+std::vector<KernelIsa> SupportedIsas();
 const char* IsaName(KernelIsa isa);
 
 // avg maps to the sum kernel. Returns nullptr for invalid dtype/op.
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa = BestIsa());
 DivideFn GetDivideFn(tcclDataType_t dt);
 
-// Per-ISA tables, defined in reduce_portable.cc and reduce_avx2.cc.
+// Per-ISA tables, defined in reduce_portable.cc, reduce_avx2.cc and reduce_avx512.cc.
 namespace portable {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 namespace avx2 {
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+}
+namespace avx512 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 

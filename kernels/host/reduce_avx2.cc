@@ -52,21 +52,6 @@ void StorePs(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
 __m256d LoadPd(const double* p) { return _mm256_loadu_pd(p); }
 void StorePd(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 
-template <typename T, typename V, V (*Load)(const T*), void (*Store)(T*, V), V (*F)(V, V), T (*Scalar)(T, T)>
-void VectorLoop(void* dst, const void* a, const void* b, size_t n) {
-  constexpr size_t kLanes = sizeof(V) / sizeof(T);
-  Unaligned<T>* d = static_cast<Unaligned<T>*>(dst);
-  const Unaligned<T>* x = static_cast<const Unaligned<T>*>(a);
-  const Unaligned<T>* y = static_cast<const Unaligned<T>*>(b);
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) Store(&d[i], F(Load(&x[i]), Load(&y[i])));
-  for (; i < n; ++i) d[i] = Scalar(x[i], y[i]);
-}
-template <__m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
-constexpr ReduceFn kFloatLoop = &VectorLoop<float, __m256, &LoadPs, &StorePs, F, Scalar>;
-template <__m256d (*F)(__m256d, __m256d), double (*Scalar)(double, double)>
-constexpr ReduceFn kDoubleLoop = &VectorLoop<double, __m256d, &LoadPd, &StorePd, F, Scalar>;
-
 // 16-bit floats: widen exactly to float32, operate, round back once (Pick16Bit below).
 
 // bfloat16 is the top half of a float32, 16 at a time. Widening is interleaving with zeros
@@ -109,44 +94,13 @@ struct HalfKernel {
   static uint16_t Narrow(float f) { return FloatToHalf(f); }
 };
 
-// Whole blocks with the kernel's vectors, the tail with its scalar conversions.
-template <typename Kernel, __m256 (*F)(__m256, __m256), float (*Scalar)(float, float)>
-void Loop16Bit(void* dst, const void* a, const void* b, size_t n) {
-  Unaligned<uint16_t>* d = static_cast<Unaligned<uint16_t>*>(dst);
-  const Unaligned<uint16_t>* x = static_cast<const Unaligned<uint16_t>*>(a);
-  const Unaligned<uint16_t>* y = static_cast<const Unaligned<uint16_t>*>(b);
-  size_t i = 0;
-  for (; i + Kernel::kLanes <= n; i += Kernel::kLanes) Kernel::template Block<F>(&d[i], &x[i], &y[i]);
-  for (; i < n; ++i) d[i] = Kernel::Narrow(Scalar(Kernel::Widen(x[i]), Kernel::Widen(y[i])));
-}
-
-// Kernel: HalfKernel or Bf16Kernel.
-template <typename Kernel>
-ReduceFn Pick16Bit(tcclRedOp_t op) {
-  using F = FloatOps<float>;
-  switch (op) {
-    case tcclSum: case tcclAvg: return &Loop16Bit<Kernel, &VAdd, &F::Sum>;
-    case tcclProd: return &Loop16Bit<Kernel, &VMul, &F::Prod>;
-    case tcclMax: return &Loop16Bit<Kernel, &VMax, &F::Max>;
-    case tcclMin: return &Loop16Bit<Kernel, &VMin, &F::Min>;
-    default: return nullptr;
-  }
-}
+using Vps = __m256;
+using Vpd = __m256d;
+#include "kernels/host/vector_loops.inc"
 
 }  // namespace
 
-ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op) {
-  // Written out with intrinsics where the compiler does not vectorise the shared loops: 16-bit
-  // floats (conversions) and float max/min (branches). Sums and products of float32/float64 and
-  // every integer op are the shared loops, which it does vectorise.
-  if (dt == tcclFloat16) return Pick16Bit<HalfKernel>(op);
-  if (dt == tcclBfloat16) return Pick16Bit<Bf16Kernel>(op);
-  if (dt == tcclFloat32 && op == tcclMax) return kFloatLoop<&VMax, &FloatOps<float>::Max>;
-  if (dt == tcclFloat32 && op == tcclMin) return kFloatLoop<&VMin, &FloatOps<float>::Min>;
-  if (dt == tcclFloat64 && op == tcclMax) return kDoubleLoop<&VMaxD, &FloatOps<double>::Max>;
-  if (dt == tcclFloat64 && op == tcclMin) return kDoubleLoop<&VMinD, &FloatOps<double>::Min>;
-  return PickGeneric(dt, op);
-}
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op) { return PickVectorKernel(dt, op); }
 
 }  // namespace avx2
 }  // namespace tccl
