@@ -52,7 +52,7 @@ void StorePs(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
 __m256d LoadPd(const double* p) { return _mm256_loadu_pd(p); }
 void StorePd(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
 
-// 16-bit floats: widen exactly to float32, operate, round back once (Pick16Bit below).
+// 16-bit floats: widen exactly to float32, operate, round back once (Pick16Bit in vector_loops.inc).
 
 // bfloat16 is the top half of a float32, 16 at a time. Widening is interleaving with zeros
 // (unpacklo/hi put elements 0-3, 8-11 and 4-7, 12-15 in the top halves of 32-bit lanes); narrowing

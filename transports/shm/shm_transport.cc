@@ -333,18 +333,16 @@ std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
   auto* out = reinterpret_cast<ShmChannel*>(ChannelBase(meIndex_, p));
   auto* in = reinterpret_cast<ShmChannel*>(ChannelBase(p, meIndex_));
   // Each process's first access to a page of a shared mapping is slow in the development VM even
-  // after MAP_POPULATE (its hypervisor fills its own page tables per process, on first touch), so
+  // after MAP_POPULATE (measured; docs/performance.md names the likely cause, its hypervisor), so
   // both ends touch their ring now instead of on the first lap. The sender owns its ring's bytes
   // until it publishes them, so it can write them all (without this: an 8-iteration period of
   // 20 us stalls at 4 KiB). The receiver only reads: one byte per page of the incoming ring, whose
   // value does not matter (without this, 8 ranks' 32 KiB all-gather took 165-200 us per call until
   // the rings had gone round once, ~250 calls, then 60).
   memset(out->data, 0, ringBytes_);
-  const volatile unsigned char* inBytes = in->data;
+  const volatile unsigned char* inBytes = in->data;  // volatile: each read happens
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  unsigned char sink = 0;
-  for (size_t off = 0; off < ringBytes_; off += page) sink ^= inBytes[off];
-  (void)sink;
+  for (size_t off = 0; off < ringBytes_; off += page) (void)inBytes[off];
   return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), &singleCopy_, p);
 }
 
