@@ -188,6 +188,16 @@ TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
   EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 10, 256 << 10, forced), "staged");
 }
 
+// With more ranks than cores, a schedule that spreads its copies evenly beats one with the same
+// total and a busier rank: at 1 MiB on 8 ranks sharing 2 cores the chain (every rank copies the
+// message twice) is chosen over the binomial tree (whose root copies it three times).
+TEST(AlgoSelection, OversubscribedBroadcastPrefersEvenLoadOverBusyRoot) {
+  const CollKind b = CollKind::Broadcast;
+  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "chain");
+  EXPECT_EQ(PickOnCores(b, 8, 2, 2 << 20, 256 << 10), "chain");
+  EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");  // N copies in all beat 2(N-1)
+}
+
 // The staged all-gather likewise: every rank stages its own block, so N copies of each block
 // instead of 2(N-1); with two ranks that is no saving and the ring stays. Sizes are per block.
 TEST(AlgoSelection, StagedAllGatherWhenRanksShareCoresAndScratchIsShared) {

@@ -148,10 +148,16 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   // busiest. The receivers of data that is only moved copy independently of each other.
   const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
   if (reduces) return c.rounds * alpha + share * busiest;
-  // This host's part of the total (ranks are spread evenly over hosts), over its cores.
+  // This host's part of the total (ranks are spread evenly over hosts): the mean rank's share of it
+  // keeps every core busy, but what the busiest rank does beyond the mean is on the critical path,
+  // since the ranks it feeds wait for it while it works. So a schedule that spreads its copies
+  // evenly beats one with the same total and a busier rank (forced, 8 ranks on 2 cores, 1-2 MiB
+  // broadcast, docs/performance.md: the chain, every rank copying the message twice, took 289-365 us
+  // in place at 1 MiB against 357-475 for the binomial tree, whose root copies it three times).
   const double hostPart = (double)ctx.host.localRanks / std::max(1, a.nranks);
   const double total = (c.totalCopyBytes / copyBytesPerUs + c.totalReduceBytes / reduceBytesPerUs) * hostPart;
-  return c.rounds * alpha + std::max(busiest, total / std::max(1, ctx.host.cores));
+  const double mean = total / std::max(1, ctx.host.localRanks);
+  return c.rounds * alpha + total / std::max(1, ctx.host.cores) + std::max(0.0, busiest - mean);
 }
 
 std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, const CostContext& ctx) {
