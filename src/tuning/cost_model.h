@@ -4,9 +4,9 @@
 // parameters (machine_model.h). With at most one rank per core, work is the busiest rank's. With
 // more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
 // a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
-// so busy ranks wait on each other), and the work of a collective that only moves data is the
-// larger of the busiest rank's (it runs on one core) and this host's total over its cores: equal
-// to the former where every rank does the same, less where the root does most (broadcast). β and γ
+// so busy ranks wait on each other), and the work of a collective that only moves data is this
+// host's total over its cores plus the busiest rank's excess over the mean rank (the ranks it
+// feeds wait for that excess; cost_model.cc says what it changed). β and γ
 // are the in-cache rates while the host's working set (2 x bytes per local rank) fits in the
 // last-level cache, else the memory rates.
 #pragma once
