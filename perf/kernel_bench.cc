@@ -7,8 +7,8 @@
 // reads, one write), 2 x bytes for memcpy, so equal figures mean the kernel runs at memory speed.
 // Each kernel runs out of place (dst a third buffer) and in place (dst == a, as collectives
 // accumulate into their receive buffer); docs/kernels.md says why the two differ.
-// Sizes: 32 KiB (in L1/L2 cache) and 64 MiB (well beyond the 32 MiB L3: memory bound). The
-// portable, AVX2 and AVX-512 builds of each kernel are measured where the CPU runs them.
+// Sizes: 8 KiB, 32 KiB and 256 KiB (in cache: L1, L1 to L2, L2) and 64 MiB (memory bound); see
+// kSizes. The portable, AVX2 and AVX-512 builds of each kernel are measured where the CPU runs them.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -20,8 +20,10 @@
 
 namespace {
 
-constexpr size_t kInCache = 32 << 10;
-constexpr size_t kOutOfCache = 64 << 20;
+// The sizes, per operand: the three buffers of a reduce in L1 (8 KiB: 24 KiB against the 32-48 KiB
+// L1 data caches of current x86 cores), spilling out of L1 into L2 (32 KiB), in L2 (256 KiB: 768 KiB
+// against a 1 MiB L2 or more), and beyond the last-level cache (64 MiB: memory bound).
+constexpr size_t kSizes[] = {8 << 10, 32 << 10, 256 << 10, 64 << 20};
 
 // The three buffers share one page-aligned block, each on a cache-line boundary. dst sits at the
 // lowest offset modulo 4 KiB (a at +256 B, b at +512 B), so a store to dst[i] shares its low 12
@@ -73,8 +75,12 @@ void BM_Reduce(benchmark::State& state, tcclDataType_t dt, tcclRedOp_t op, tccl:
   state.SetBytesProcessed((int64_t)state.iterations() * (int64_t)bytes * 3);
 }
 
+void AddSizes(benchmark::internal::Benchmark* b) {
+  for (size_t bytes : kSizes) b->Arg((int64_t)bytes);
+}
+
 void Register() {
-  benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Arg(kInCache)->Arg(kOutOfCache);
+  benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Apply(AddSizes);
   const tcclDataType_t types[] = {tcclFloat32, tcclFloat16, tcclBfloat16, tcclFloat64, tcclInt32, tcclInt8};
   for (tccl::KernelIsa isa : tccl::SupportedIsas())
     for (tcclDataType_t dt : types)
@@ -82,7 +88,7 @@ void Register() {
         for (bool inPlace : {false, true}) {
           std::string name = std::string(inPlace ? "reduce_in_place/" : "reduce/") + tccl::IsaName(isa) + "/" +
                              tccl::DtypeName(dt) + "/" + tccl::OpName(op);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Reduce, dt, op, isa, inPlace)->Arg(kInCache)->Arg(kOutOfCache);
+          benchmark::RegisterBenchmark(name.c_str(), BM_Reduce, dt, op, isa, inPlace)->Apply(AddSizes);
         }
 }
 
