@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Side by side with Open MPI on this machine: for each rank count and collective, runs tessera-perf
 # (under tessera-run) and mpi_peer_bench (under mpirun, Debian's Open MPI with its shared-memory
-# transport) alternately (which one goes first alternates too), REPS times each, and prints per-size tables of the medians and the
-# tccl / Open MPI ratios (busbw ratio; > 1 means tccl is faster; for 8 B, time ratio MPI/tccl).
+# transport) alternately (which one goes first alternates too), REPS times each, and prints
+# per-size tables of the medians and the tccl / Open MPI ratios (busbw ratio; > 1 means tccl is
+# faster; for 8 B, time ratio MPI/tccl).
 # float sum, out of place, tccl in its default (strict determinism) mode. Broadcast is the exception:
 # MPI_Bcast has one buffer per rank, so its like is tccl's in-place broadcast (sendbuff == recvbuff;
 # out of place, the root also copies its send buffer to its receive buffer, a copy MPI_Bcast never
@@ -28,6 +29,11 @@ mpirun_cmd=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 echo "# compare_openmpi: $(nproc) cores, reps=$reps, results in $out"
 echo "# Open MPI: $(mpirun --version 2>/dev/null | head -1)"
 echo "# tessera-perf flags: ${TCCL_FLAGS:-none}"
+# One run of each side for the current $n, $coll, $sizes, $tag and $rep (set by the loops below).
+# shellcheck disable=SC2086
+run_tccl() { "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null; }
+# shellcheck disable=SC2086
+run_mpi() { "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null; }
 for n in $ranks; do
   for coll in $colls; do
     for rep in $(seq 1 "$reps"); do
@@ -36,18 +42,9 @@ for n in $ranks; do
       for sizes in "$small" "$mid" "$large"; do
         tag=$(echo "$sizes" | awk '{print $2"-"$4}')
         # Which side runs first alternates with the repetition and the size band: a run can be
-        # slower for following a different one (the machine's state after a large run, what the
-        # scheduler learnt), so neither side always gets the same predecessor.
+        # slower for what ran just before it, so neither side always gets the same predecessor.
         band=$((band + 1))
-        for side in $([ $(((rep + band) % 2)) = 0 ] && echo "tccl mpi" || echo "mpi tccl"); do
-          if [ "$side" = tccl ]; then
-            # shellcheck disable=SC2086
-            "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null
-          else
-            # shellcheck disable=SC2086
-            "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null
-          fi
-        done
+        if [ $(((rep + band) % 2)) = 0 ]; then run_tccl; run_mpi; else run_mpi; run_tccl; fi
       done
     done
     # Medians per size, then the table.
