@@ -1,0 +1,99 @@
+// The least a small collective between two processes can cost on this machine: cache lines
+// handed between two cores, with no library around them (docs/performance.md, "The floor under
+// small collectives at 2 ranks"). Standalone, not part of the build:
+//
+//   gcc -O2 perf/handover_floor_probe.c -o /tmp/handover_floor_probe && /tmp/handover_floor_probe
+//
+// Two processes share a mapping with a 256-line ring per direction; each line carries a flag, as
+// tccl's LL lines do (transports/shm/ll_ring.h). Two patterns, each run 3 times, best printed:
+//   exchange - each process writes its line i, then waits for the peer's line i: what a 2-rank
+//              all-reduce, all-gather, reduce-scatter or all-to-all of one line must do per call
+//              (neither side can finish call i before the other has started it);
+//   stream   - one process writes line i (waiting only when the ring is full; the reader hands
+//              lines back a quarter ring at a time), the other waits for each line: what a 2-rank
+//              broadcast of one line must do per call, the root never waiting for the receiver.
+// Time per iteration = per call. The processes are not pinned (neither tessera-run nor mpirun pins
+// here), so the scheduler places them as it places the ranks.
+#define _GNU_SOURCE
+#include <immintrin.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { kLines = 256, kReturnBatch = kLines / 4, kIters = 2000000, kRuns = 3 };
+
+typedef struct {
+  volatile uint64_t flag;
+  char payload[56];
+} Line;
+
+typedef struct {
+  Line lines[2][kLines];          // [direction]
+  volatile uint64_t consumed[16]; // stream: lines the reader has handed back (own cache line)
+} Shared;
+
+static double Now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void Exchange(Shared* s, int me) {
+  Line* out = s->lines[me];
+  Line* in = s->lines[1 - me];
+  for (uint64_t i = 0; i < kIters; ++i) {
+    out[i % kLines].flag = i + 1;
+    while (in[i % kLines].flag != i + 1) _mm_pause();
+  }
+}
+
+static void Stream(Shared* s, int me) {
+  Line* ring = s->lines[0];
+  if (me == 0) {  // writer
+    for (uint64_t i = 0; i < kIters; ++i) {
+      while (i >= s->consumed[0] + kLines) _mm_pause();
+      ring[i % kLines].flag = i + 1;
+    }
+  } else {  // reader
+    for (uint64_t i = 0; i < kIters; ++i) {
+      while (ring[i % kLines].flag != i + 1) _mm_pause();
+      if ((i + 1) % kReturnBatch == 0) s->consumed[0] = i + 1;
+    }
+  }
+}
+
+// Runs `body` in this process and a child over a fresh shared mapping; returns us per iteration
+// as this process saw it (the child is waited for, so both have finished).
+static double RunPair(void (*body)(Shared*, int)) {
+  Shared* s = mmap(NULL, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (s == MAP_FAILED) return perror("mmap"), -1;
+  pid_t child = fork();
+  if (child < 0) return perror("fork"), -1;
+  const int me = child == 0;
+  const double t0 = Now();
+  body(s, me);
+  if (me) _exit(0);
+  waitpid(child, NULL, 0);
+  const double us = (Now() - t0) / kIters * 1e6;
+  munmap(s, sizeof(Shared));
+  return us;
+}
+
+int main(void) {
+  const char* names[2] = {"exchange", "stream"};
+  void (*bodies[2])(Shared*, int) = {Exchange, Stream};
+  for (int p = 0; p < 2; ++p) {
+    double best = 1e9;
+    printf("%-8s us per call:", names[p]);
+    for (int r = 0; r < kRuns; ++r) {
+      const double us = RunPair(bodies[p]);
+      printf(" %.3f", us);
+      if (us < best) best = us;
+    }
+    printf("  (best %.3f)\n", best);
+  }
+  return 0;
+}
