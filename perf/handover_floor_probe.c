@@ -2,7 +2,7 @@
 // handed between two cores, with no library around them (docs/performance.md, "The floor under
 // small collectives at 2 ranks"). Standalone, not part of the build:
 //
-//   gcc -O2 perf/handover_floor_probe.c -o /tmp/handover_floor_probe && /tmp/handover_floor_probe
+//   gcc -O2 perf/handover_floor_probe.c -o /tmp/handover_floor_probe && /tmp/handover_floor_probe [N]
 //
 // Two processes share a mapping with a 256-line ring per direction; each line carries a flag, as
 // tccl's LL lines do (transports/shm/ll_ring.h). Two patterns, each run 3 times, best printed:
@@ -11,13 +11,18 @@
 //              (neither side can finish call i before the other has started it);
 //   stream   - one process writes line i (waiting only when the ring is full; the reader hands
 //              lines back a quarter ring at a time), the other waits for each line: what a 2-rank
-//              broadcast of one line must do per call, the root never waiting for the receiver.
+//              broadcast of one line must do per call, the root never waiting for the receiver;
+//   stream + N stores - the same, the writer also making N stores (default 300, at most 1000) to
+//              its own memory per line (300: about what one tccl call makes, callgrind's Dw per
+//              call), and the same writer alone, with no reader. x86 stores become visible in program order, so stores made
+//              after the shared line's wait until the reader's copy of that line is invalidated.
 // Time per iteration = per call. The processes are not pinned (neither tessera-run nor mpirun pins
 // here), so the scheduler places them as it places the ranks.
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,19 +55,35 @@ static void Exchange(Shared* s, int me) {
   }
 }
 
-static void Stream(Shared* s, int me) {
+enum { kMaxPrivateStores = 1000 };
+static volatile uint64_t g_private[kMaxPrivateStores * 8];  // one store per cache line
+static int g_stores = 300;
+
+static void Writer(Shared* s, int stores, int reader) {
   Line* ring = s->lines[0];
-  if (me == 0) {  // writer
-    for (uint64_t i = 0; i < kIters; ++i) {
-      while (i >= s->consumed[0] + kLines) _mm_pause();
-      ring[i % kLines].flag = i + 1;
-    }
+  for (uint64_t i = 0; i < kIters; ++i) {
+    while (reader && i >= s->consumed[0] + kLines) _mm_pause();
+    ring[i % kLines].flag = i + 1;
+    for (int k = 0; k < stores; ++k) g_private[k * 8] = i;
+  }
+}
+
+static void StreamWith(Shared* s, int me, int stores) {
+  Line* ring = s->lines[0];
+  if (me == 0) {
+    Writer(s, stores, 1);
   } else {  // reader
     for (uint64_t i = 0; i < kIters; ++i) {
       while (ring[i % kLines].flag != i + 1) _mm_pause();
       if ((i + 1) % kReturnBatch == 0) s->consumed[0] = i + 1;
     }
   }
+}
+static void Stream(Shared* s, int me) { StreamWith(s, me, 0); }
+static void StreamStores(Shared* s, int me) { StreamWith(s, me, g_stores); }
+// No reader: the child returns at once and the parent writes alone.
+static void AloneStores(Shared* s, int me) {
+  if (me == 0) Writer(s, g_stores, 0);
 }
 
 // Runs `body` in this process and a child over a fresh shared mapping; returns us per iteration
@@ -82,12 +103,17 @@ static double RunPair(void (*body)(Shared*, int)) {
   return us;
 }
 
-int main(void) {
-  const char* names[2] = {"exchange", "stream"};
-  void (*bodies[2])(Shared*, int) = {Exchange, Stream};
-  for (int p = 0; p < 2; ++p) {
+int main(int argc, char** argv) {
+  if (argc > 1) g_stores = atoi(argv[1]);
+  if (g_stores < 0 || g_stores > kMaxPrivateStores) return fprintf(stderr, "N: 0..%d\n", kMaxPrivateStores), 2;
+  char streamName[40], aloneName[40];
+  snprintf(streamName, sizeof streamName, "stream + %d stores", g_stores);
+  snprintf(aloneName, sizeof aloneName, "alone + %d stores", g_stores);
+  const char* names[4] = {"exchange", "stream", streamName, aloneName};
+  void (*bodies[4])(Shared*, int) = {Exchange, Stream, StreamStores, AloneStores};
+  for (int p = 0; p < 4; ++p) {
     double best = 1e9;
-    printf("%-8s us per call:", names[p]);
+    printf("%-19s us per call:", names[p]);
     for (int r = 0; r < kRuns; ++r) {
       const double us = RunPair(bodies[p]);
       printf(" %.3f", us);
