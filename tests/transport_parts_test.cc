@@ -25,7 +25,9 @@ namespace tccl {
 namespace {
 
 // Messages of every size up to the LL limit, many times around the ring, sender and receiver on
-// two threads: every byte arrives, in order, and the sender never overwrites an unread line.
+// two threads: every byte arrives, in order, and the sender never overwrites an unread line. The
+// sender claims its next lines after every message, as the executor has it do, while the receiver
+// reads: claiming must not disturb a line in flight.
 TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {
   auto ring = std::make_unique<LLRing>();
   memset(static_cast<void*>(ring.get()), 0, sizeof(LLRing));  // shared memory starts zeroed
@@ -40,6 +42,7 @@ TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {
       buf.resize(sizes[m]);
       for (size_t i = 0; i < buf.size(); ++i) buf[i] = byteOf(m, i);
       for (size_t done = 0; done < buf.size();) done += s.Send(ring.get(), buf.data(), done, buf.size());
+      s.ClaimNext(ring.get());
     }
   });
   LLReceiver r;
@@ -64,6 +67,29 @@ TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {
   ASSERT_LT(std::chrono::steady_clock::now(), giveUp) << "the receiver never saw the lines it waited for";
   EXPECT_EQ(bad, 0u);
   EXPECT_GT(returns, 10u);  // the ring wrapped many times, so lines were handed back in batches
+}
+
+// Claiming the next lines is a hint to the cache: it writes nothing, counts the lines of the last
+// message, and stays inside the lines the receiver has handed back (here: none once the ring is full).
+TEST(LLRing, ClaimingTheNextLinesWritesNothing) {
+  auto ring = std::make_unique<LLRing>();
+  memset(static_cast<void*>(ring.get()), 0, sizeof(LLRing));
+  auto before = std::make_unique<LLRing>();
+  std::vector<unsigned char> msg(3 * LLLine::kPayload - 1, 0x5a);
+  LLSender s;
+  bool full = false;
+  for (uint64_t m = 0; m < LLRing::kLines && !full; ++m) {
+    const size_t done = s.Send(ring.get(), msg.data(), 0, msg.size());
+    full = done < msg.size();  // nobody reads in this test, so the ring fills up
+    if (!full) {
+      EXPECT_EQ(s.messageLines, 3u);
+    }
+    memcpy(static_cast<void*>(before.get()), ring.get(), sizeof(LLRing));
+    s.ClaimNext(ring.get());
+    ASSERT_EQ(memcmp(before.get(), ring.get(), sizeof(LLRing)), 0) << "after message " << m;
+  }
+  EXPECT_TRUE(full);
+  EXPECT_EQ(s.next, s.freeUntil);  // claimed at the full ring too: nothing there to claim
 }
 
 // A reducing sink is handed whole lines (56 bytes, a multiple of every element size) with their

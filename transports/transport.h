@@ -43,6 +43,11 @@ class Connection {
   // call, so a tag and its payload, or several fragments, cost one. The executor calls it after
   // every pass over its ops, before it waits or returns.
   virtual void Publish() {}
+  // A hint after a step that sent on this connection: the next message will likely be like the
+  // last one. Shared memory takes ownership of the cache lines it will write next, so that the
+  // next send's stores do not wait for the receiver's copies to be invalidated
+  // (docs/performance.md, "Claiming the next lines"). Doing nothing is correct.
+  virtual void PrepareNextSend() {}
   // Makes the peer's next wait on this connection fail at once (e.g. a TCP FIN) after this rank
   // failed or was aborted; thread-safe against a concurrent TrySend/TryRecv. Shared memory is
   // told through the host's failure record instead, so the default does nothing.

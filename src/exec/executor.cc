@@ -267,6 +267,11 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       }
       env.waiter->Idle(snap, sockets);
     }
+    // Claim what the next sends will write (Connection::PrepareNextSend) now that the step is
+    // done: not earlier, where the claims would queue ahead of the reads of the peers' lines that
+    // this rank is waiting for (measured slower at 2 ranks, docs/performance.md).
+    for (const Op& op : ops)
+      if (op.kind == OpKind::Send && op.count) env.conns[op.peer]->PrepareNextSend();
   }
   return Status::Ok();
 }

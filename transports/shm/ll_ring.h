@@ -46,8 +46,14 @@ struct LLSender {
       : next(ring.consumed.load(std::memory_order_relaxed)), freeUntil(next + LLRing::kLines) {}
   uint64_t next = 0;
   uint64_t freeUntil = LLRing::kLines;  // lines below this may be written without asking
+  uint64_t messageLines = 0;            // lines of the message sent last (or being sent)
   // Writes the lines of `data[done, total)` that fit; `done` is always a multiple of 56 (or total).
   size_t Send(LLRing* ring, const void* data, size_t done, size_t total);
+  // Asks for ownership of the lines a message like the last one would write next (PREFETCHW, where
+  // the CPU has it), without writing them. The receiver polls the next line and so holds a copy;
+  // a store to it waits until that copy is invalidated, and every later store of the call queues
+  // behind it. Claimed early, the line is usually owned by the time the next call writes it.
+  void ClaimNext(LLRing* ring) const;
 };
 
 // The receiving end's state: the next global line, and the consumed count last returned.

@@ -35,7 +35,8 @@ class ShmConnection : public Connection {
   }
 
   Status TrySend(const void* data, size_t done, size_t total, size_t* taken) override {
-    if (total <= kLLMaxBytes) {
+    lastSendLL_ = total <= kLLMaxBytes;
+    if (lastSendLL_) {
       *taken = llOut_.Send(&out_->ll, data, done, total);
       ringDue_ |= *taken > 0;
       return Status::Ok();
@@ -61,6 +62,10 @@ class ShmConnection : public Connection {
     if (!ringDue_) return;
     ringDue_ = false;
     peerBell_->Ring();
+  }
+
+  void PrepareNextSend() override {
+    if (lastSendLL_) llOut_.ClaimNext(&out_->ll);
   }
 
   const char* Kind() const override { return "shm"; }
@@ -235,6 +240,7 @@ class ShmConnection : public Connection {
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
   bool ringDue_ = false;
+  bool lastSendLL_ = false;  // the last message sent went by the LL ring
   LLSender llOut_;
   LLReceiver llIn_;
   // Single copy: the message in progress in each direction.
