@@ -3,29 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "transports/shm/claim_lines.h"
 
 namespace tccl {
-
-namespace {
-
-// PREFETCHW is not in the x86-64 baseline (CPUID 0x80000001 ECX bit 8; AMD since K8, Intel since
-// Broadwell), so it is asked for once; elsewhere claiming does nothing.
-bool CanPrefetchForWrite() {
-#if defined(__x86_64__)
-  static const bool can = [] {
-    unsigned a, b, c, d;
-    return __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & bit_PRFCHW) != 0;
-  }();
-  return can;
-#else
-  return false;
-#endif
-}
-
-}  // namespace
 
 size_t LLSender::Send(LLRing* ring, const void* data, size_t done, size_t total) {
   const auto* src = static_cast<const unsigned char*>(data);
@@ -48,14 +28,10 @@ size_t LLSender::Send(LLRing* ring, const void* data, size_t done, size_t total)
 }
 
 void LLSender::ClaimNext(LLRing* ring) const {
-  if (!CanPrefetchForWrite()) return;
+  if (!CanClaimLines()) return;
   // Only lines the receiver has handed back: the others it may still be reading.
   const uint64_t end = std::min(next + messageLines, freeUntil);
-  for (uint64_t i = next; i < end; ++i) {
-#if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" ::"m"(ring->lines[i % LLRing::kLines]));
-#endif
-  }
+  for (uint64_t i = next; i < end; ++i) ClaimLine(&ring->lines[i % LLRing::kLines]);
 }
 
 size_t LLReceiver::Recv(LLRing* ring, const RecvSink& sink, size_t done, size_t total, bool* returnedLines) {

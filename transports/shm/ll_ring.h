@@ -49,10 +49,9 @@ struct LLSender {
   uint64_t messageLines = 0;            // lines of the message sent last (or being sent)
   // Writes the lines of `data[done, total)` that fit; `done` is always a multiple of 56 (or total).
   size_t Send(LLRing* ring, const void* data, size_t done, size_t total);
-  // Asks for ownership of the lines a message like the last one would write next (PREFETCHW, where
-  // the CPU has it), without writing them. The receiver polls the next line and so holds a copy;
-  // a store to it waits until that copy is invalidated, and every later store of the call queues
-  // behind it. Claimed early, the line is usually owned by the time the next call writes it.
+  // Claims (claim_lines.h) the lines a message like the last one would write next, among those the
+  // receiver has handed back. The receiver polls the next line, so it holds a copy that a store
+  // would first have to invalidate, with every later store of the call queued behind it.
   void ClaimNext(LLRing* ring) const;
 };
 
