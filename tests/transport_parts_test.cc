@@ -73,7 +73,9 @@ TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {
 // message, and stays inside the lines the receiver has handed back (here: none once the ring is full).
 TEST(LLRing, ClaimingTheNextLinesWritesNothing) {
   auto ring = std::make_unique<LLRing>();
-  memset(static_cast<void*>(ring.get()), 0, sizeof(LLRing));
+  // Lines not yet written hold a pattern, not zeros, so that a stray store of zero shows too.
+  memset(static_cast<void*>(ring.get()), 0xa5, sizeof(LLRing));
+  ring->consumed.store(0);
   auto before = std::make_unique<LLRing>();
   std::vector<unsigned char> msg(3 * LLLine::kPayload - 1, 0x5a);
   LLSender s;
