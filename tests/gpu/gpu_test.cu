@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -167,7 +169,38 @@ TEST(GpuStreams, CollectiveWaitsForEarlierWorkAndReturnsAtOnce) {
   }
 }
 
+// Every rank of a thread group arrives before any goes on.
+class ThreadBarrier {
+ public:
+  explicit ThreadBarrier(int n) : n_(n) {}
+  void ArriveAndWait() {
+    std::unique_lock<std::mutex> lock(m_);
+    const int generation = generation_;
+    if (++arrived_ == n_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return generation_ != generation; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  const int n_;
+  int arrived_ = 0, generation_ = 0;
+};
+
 // Captured once, replayed with new inputs: graph replay must synchronise afresh every time.
+//
+// Ranks as threads of one process share the CUDA driver, and a rank's replay cannot finish until
+// every rank has launched its own. On an H100 (2026-11-24) this test hung when one rank replayed
+// while the others were still in cudaGraphInstantiate: those two waited for a driver lock
+// (pthread_rwlock_wrlock) while the first sat in a blocking device-to-host copy to pageable memory
+// behind its replay. So every rank instantiates before any rank launches (docs/gpu.md, "Ranks as
+// threads and CUDA graphs"), and the copies go to pinned memory, where they are asynchronous and
+// the waiting is done in cudaStreamSynchronize.
 TEST(GpuGraphs, CapturedCollectivesReplayCorrectly) {
   TCCL_REQUIRE_GPU();
   const int N = 3;
@@ -175,60 +208,63 @@ TEST(GpuGraphs, CapturedCollectivesReplayCorrectly) {
   ASSERT_TRUE(ranks.ok) << tcclGetLastError(nullptr);
   const size_t count = 4099;
   std::vector<std::string> errors(N);
+  ThreadBarrier instantiated(N);
   ranks.Each([&](int r) {
     cudaStream_t s = ranks.streams[r];
-    float *in = nullptr, *out = nullptr, *gathered = nullptr;
+    float *in = nullptr, *out = nullptr, *gathered = nullptr, *hostIn = nullptr, *hostAll = nullptr;
     cudaMallocAsync(&in, count * 4, s);
     cudaMallocAsync(&out, count * 4, s);
     cudaMallocAsync(&gathered, N * count * 4, s);
+    if (cudaMallocHost(&hostIn, count * 4) != cudaSuccess || cudaMallocHost(&hostAll, N * count * 4) != cudaSuccess)
+      errors[r] = "cudaMallocHost failed";
     cudaStreamSynchronize(s);
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    if (errors[r].empty() && cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
       errors[r] = "begin capture failed";
-      return;
+    if (errors[r].empty()) {
+      tcclResult_t a = tcclAllReduce(in, out, count, tcclFloat32, tcclSum, ranks.comms[r], s);
+      tcclResult_t b = tcclAllGather(out, gathered, count, tcclFloat32, ranks.comms[r], s);
+      cudaError_t e = cudaStreamEndCapture(s, &graph);
+      if (a != tcclSuccess || b != tcclSuccess || e != cudaSuccess)
+        errors[r] = std::string("capture: ") + tcclGetLastError(ranks.comms[r]) + " / " + cudaGetErrorString(e);
     }
-    tcclResult_t a = tcclAllReduce(in, out, count, tcclFloat32, tcclSum, ranks.comms[r], s);
-    tcclResult_t b = tcclAllGather(out, gathered, count, tcclFloat32, ranks.comms[r], s);
-    cudaError_t e = cudaStreamEndCapture(s, &graph);
-    if (a != tcclSuccess || b != tcclSuccess || e != cudaSuccess) {
-      errors[r] = std::string("capture: ") + tcclGetLastError(ranks.comms[r]) + " / " + cudaGetErrorString(e);
-      return;
-    }
-    if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) {
-      errors[r] = "instantiate failed";
-      return;
-    }
+    if (errors[r].empty() && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) errors[r] = "instantiate failed";
+    // Every rank arrives, failed or not; a rank replays only if every rank has a graph to replay.
+    instantiated.ArriveAndWait();
+    bool everyoneReady = true;
+    for (const std::string& e : errors) everyoneReady = everyoneReady && e.empty();
+    instantiated.ArriveAndWait();  // every rank has read `errors` before any replay writes it
     size_t nodes = 0;
-    cudaGraphGetNodes(graph, nullptr, &nodes);
+    if (graph) cudaGraphGetNodes(graph, nullptr, &nodes);
     if (getenv("TCCL_TEST_VERBOSE")) fprintf(stderr, "rank %d: captured %zu graph nodes\n", r, nodes);
-    for (int iter = 0; iter < 4; ++iter) {
+    for (int iter = 0; everyoneReady && iter < 4; ++iter) {
       if (getenv("TCCL_TEST_VERBOSE")) fprintf(stderr, "rank %d: replay %d\n", r, iter);
-      std::vector<float> host(count);
-      for (size_t i = 0; i < count; ++i) host[i] = (float)(r + 1) * (iter + 1) + (float)i * 0.5f;
-      cudaMemcpyAsync(in, host.data(), count * 4, cudaMemcpyHostToDevice, s);
+      for (size_t i = 0; i < count; ++i) hostIn[i] = (float)(r + 1) * (iter + 1) + (float)i * 0.5f;
+      cudaMemcpyAsync(in, hostIn, count * 4, cudaMemcpyHostToDevice, s);
       cudaGraphLaunch(exec, s);
-      std::vector<float> all(N * count);
-      cudaMemcpyAsync(all.data(), gathered, N * count * 4, cudaMemcpyDeviceToHost, s);
+      cudaMemcpyAsync(hostAll, gathered, N * count * 4, cudaMemcpyDeviceToHost, s);
       if (cudaStreamSynchronize(s) != cudaSuccess) {
         errors[r] = "replay failed";
-        return;
+        break;
       }
       for (size_t j = 0; j < N * count && errors[r].empty(); ++j) {
         size_t i = j % count;
         // The canonical tree over N=3: (x0 + x1) + x2, in float.
         float x0 = 1.0f * (iter + 1) + i * 0.5f, x1 = 2.0f * (iter + 1) + i * 0.5f, x2 = 3.0f * (iter + 1) + i * 0.5f;
         float want = (x0 + x1) + x2;
-        if (all[j] != want) errors[r] = "replay " + std::to_string(iter) + ": element " + std::to_string(j) + " is " +
-                                        std::to_string(all[j]) + ", expected " + std::to_string(want);
+        if (hostAll[j] != want) errors[r] = "replay " + std::to_string(iter) + ": element " + std::to_string(j) + " is " +
+                                            std::to_string(hostAll[j]) + ", expected " + std::to_string(want);
       }
     }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
     cudaFreeAsync(in, s);
     cudaFreeAsync(out, s);
     cudaFreeAsync(gathered, s);
     cudaStreamSynchronize(s);
+    cudaFreeHost(hostIn);
+    cudaFreeHost(hostAll);
   });
   for (int r = 0; r < N; ++r) EXPECT_EQ(errors[r], "") << "rank " << r;
 }
