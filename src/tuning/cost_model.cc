@@ -15,19 +15,24 @@ namespace {
 
 bool IsRecv(OpKind k) { return k == OpKind::Recv || k == OpKind::RecvReduce; }
 
+// Whether the receiver of this send reads it straight from the sender's memory (single_copy.h).
+bool ReadByPeer(const Schedule& s, const Op& o, const CollArgs& a) {
+  const size_t threshold = s.sharedScratch && o.src.buf == kScratchBuf ? a.sharedScratchBytes : a.singleCopyBytes;
+  return threshold && o.count * a.elemSize >= threshold;
+}
+
 // Bytes one rank's schedule moves and reduces. A message read in one copy by its receiver
 // (single_copy.h) costs the sender nothing; a local copy (an out-of-place root's or own block's)
 // costs what a channel copy does, which is what makes a broadcast root that only copies locally
 // (direct, single copy) cheaper than one that also streams into a ring (chain).
 // Sends from the shared scratch of a Schedule::sharedScratch schedule are read in one copy from
-// CollArgs::sharedScratchBytes on, whatever the user's buffers.
+// CollArgs::sharedScratchBytes on, whatever the user's buffers (ReadByPeer).
 void CountBytes(const Schedule& s, int n, const CollArgs& a, AlgoCost* c) {
   const size_t elemSize = a.elemSize;
   for (const Step& step : s.steps)
     for (const Op& o : step.ops) {
       const double b = (double)o.count * (double)elemSize;
-      const size_t threshold = s.sharedScratch && o.src.buf == kScratchBuf ? a.sharedScratchBytes : a.singleCopyBytes;
-      const bool readByPeer = threshold && o.count * elemSize >= threshold;
+      const bool readByPeer = ReadByPeer(s, o, a);
       if ((o.kind == OpKind::Send && !readByPeer) || o.kind == OpKind::Recv || o.kind == OpKind::Copy) c->copyBytes += b;
       if (o.kind == OpKind::RecvReduce || o.kind == OpKind::Reduce) c->reduceBytes += b;
       if (o.kind == OpKind::TreeReduce) c->reduceBytes += (n - 1) * b;
@@ -118,11 +123,19 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     } else {
       CountBytes(all.back(), n, a, &c);
     }
-    if (n > 64)
-      for (const Step& step : all.back().steps)
+    for (const Step& step : all.back().steps) {
+      if (n > 64)
         c.rounds += std::any_of(step.ops.begin(), step.ops.end(),
                                 [](const Op& o) { return o.kind == OpKind::Send || IsRecv(o.kind); });
+      // Messages read in one copy are left out: next to the copy it starts, such a message's hop is
+      // nothing, and whether those copies run side by side (direct) or one after another (a tree)
+      // is what decides, which no count here sees; for them the rounds decide, as they did.
+      c.sends += std::count_if(step.ops.begin(), step.ops.end(), [&](const Op& o) {
+        return o.kind == OpKind::Send && o.count && !ReadByPeer(all.back(), o, in);
+      });
+    }
     worst.rounds = std::max(worst.rounds, c.rounds);
+    worst.sends = std::max(worst.sends, c.sends);
     worst.copyBytes = std::max(worst.copyBytes, c.copyBytes);
     worst.reduceBytes = std::max(worst.reduceBytes, c.reduceBytes);
     worst.totalCopyBytes += c.copyBytes * n / ranks.size();
@@ -141,7 +154,17 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   const double copyBytesPerUs = (inCache ? m.copyCacheGBps : m.copyMemGBps) * 1e3;
   const double reduceBytesPerUs = (inCache ? m.reduceCacheGBps : m.reduceMemGBps) * 1e3;
   const double busiest = c.copyBytes / copyBytesPerUs + c.reduceBytes / reduceBytesPerUs;
-  if (share <= 1) return c.rounds * alpha + busiest;
+  if (share <= 1) {
+    // A broadcast's root posts its messages one after another, each a line that a reader polls
+    // from its own core, and that costs it about a hop per reader: forced on a 16-core Xeon at 8
+    // ranks, 8 B, a stream of calls took 1.45-2.23 us direct (the root sends 7), 0.76-0.81 on the
+    // binomial tree (the root sends 3) and 0.54-0.56 on the chain (1), with a hop of
+    // 0.28 us; the rounds alone priced direct cheapest (docs/performance.md, "On 16 cores"). The
+    // same runs showed no such order among the all-reduce, all-gather and reduce-scatter
+    // algorithms, whose ranks all send and receive alike, so only the broadcast is charged.
+    const double hops = a.kind == CollKind::Broadcast ? std::max(c.rounds, c.sends) : c.rounds;
+    return hops * alpha + busiest;
+  }
   // A reduction's partials arrive level by level, so its busy ranks wait on each other rather than
   // share the cores (forced at 8 ranks: the canonical-tree all-reduce of 16 MiB ran 21.7 ms against
   // the two-shot's 16.4, although their totals are equal): every rank is counted as busy as the

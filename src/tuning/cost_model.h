@@ -1,7 +1,8 @@
 // Algorithm selection by an α-β-γ cost model (issue #3): the modeled time of an algorithm is
 //   rounds x α + work,  work = bytes copied / β + bytes reduced / γ
 // with the counts read off the algorithm's own schedules (ScheduleCost) and the machine's measured
-// parameters (machine_model.h). With at most one rank per core, work is the busiest rank's. With
+// parameters (machine_model.h). With at most one rank per core, work is the busiest rank's, and a
+// broadcast pays at least one α per message its busiest sender posts (the root's fan-out). With
 // more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
 // a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
 // so busy ranks wait on each other), and the work of a collective that only moves data is this
@@ -40,6 +41,7 @@ struct CostContext {
 // reduce counts N-1), local copies included. Above 64 ranks, ranks are sampled and rounds = the most steps of one rank.
 struct AlgoCost {
   double rounds = 0;
+  double sends = 0;  // the busiest sender's messages (unsliced; a broadcast root's fan-out)
   double copyBytes = 0;
   double reduceBytes = 0;
   double totalCopyBytes = 0;    // summed over all ranks (estimated from the sample above 64)
