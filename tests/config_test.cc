@@ -154,6 +154,13 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_EQ(st.code(), tcclInvalidArgument);
 }
 
+// The table's entry for `name` of collective `k` (nullptr if there is none).
+const AlgorithmInfo* AlgorithmNamed(CollKind k, const std::string& name) {
+  for (const AlgorithmInfo& alg : AllAlgorithms())
+    if (alg.coll == k && name == alg.name) return &alg;
+  return nullptr;
+}
+
 // The algorithm automatic selection picks for `bytes` (of the call's count, 4-byte elements) on
 // `ranks` ranks sharing `cores` cores, with shared scratch read in one copy from
 // `sharedScratchBytes` (0: not shared).
@@ -217,16 +224,12 @@ TEST(AlgoSelection, BroadcastRootFanOutCountsWithACorePerRank) {
   a.nranks = 8;
   a.count = 2;
   a.elemSize = 4;
-  int checked = 0;
-  for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    if (alg.coll != b) continue;
-    const std::string name = alg.name;
-    if (name == "direct" || name == "tree") {
-      EXPECT_DOUBLE_EQ(ScheduleCost(alg, a).sends, name == "direct" ? 7 : 3) << name;
-      ++checked;
-    }
-  }
-  EXPECT_EQ(checked, 2);
+  const AlgorithmInfo* direct = AlgorithmNamed(b, "direct");
+  const AlgorithmInfo* tree = AlgorithmNamed(b, "tree");
+  ASSERT_NE(direct, nullptr);
+  ASSERT_NE(tree, nullptr);
+  EXPECT_DOUBLE_EQ(ScheduleCost(*direct, a).sends, 7);
+  EXPECT_DOUBLE_EQ(ScheduleCost(*tree, a).sends, 3);
 }
 
 // The staged all-gather likewise: every rank stages its own block, so N copies of each block
@@ -271,9 +274,7 @@ TEST(AlgoSelection, SingleCopyPrefersDirectForLargeMessages) {
   a.nranks = 4;
   a.count = big;
   a.elemSize = 4;
-  const AlgorithmInfo* direct = nullptr;
-  for (const AlgorithmInfo& alg : AllAlgorithms())
-    if (alg.coll == CollKind::Broadcast && std::string(alg.name) == "direct") direct = &alg;
+  const AlgorithmInfo* direct = AlgorithmNamed(CollKind::Broadcast, "direct");
   ASSERT_NE(direct, nullptr);
   // Priced out of place (ranks must agree, and in-place-ness is per rank).
   EXPECT_DOUBLE_EQ(ScheduleCost(*direct, a).copyBytes, 4.0 * big * 4);  // the root: 3 peers + its own copy
