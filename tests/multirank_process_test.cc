@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "config/params.h"
+#include "algorithms/registry.h"
+#include "tests/support/forced_algorithm.h"
 #include "tests/support/sweep.h"
 #include "transports/shm/single_copy.h"
 
@@ -88,6 +90,35 @@ void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expect
     EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
   }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
+}
+
+// Whether a call is in place is each rank's own choice: every algorithm forced in turn (run level,
+// so the non-canonical ones are admitted too) with even ranks in place and odd ones out of place,
+// across processes with plain buffers, where every message goes through the channels.
+TEST_F(ProcessRanks, EveryAlgorithmWithRanksMixingInPlace) {
+  int rank = 0;
+  tcclCommUserRank(comm_, &rank);
+  setenv("TCCL_DETERMINISM", "run", 1);
+  for (const tccl::AlgorithmInfo& alg : tccl::AllAlgorithms()) {
+    setenv("TCCL_ALGO", ForcedAlgorithm(alg).c_str(), 1);
+    tccl::ReloadParams();
+    tcclComm_t forced = nullptr;
+    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &forced, nullptr)) << tcclGetLastError(comm_);
+    SweepOptions opt;
+    opt.colls = {tccl::CollName(alg.coll)};
+    opt.types = {tcclFloat32, tcclInt8};
+    opt.largeCounts = {100003};
+    opt.largeTypes = {tcclFloat32};
+    opt.expectCanonical = alg.canonicalOrder;
+    opt.mixInPlace = true;
+    std::vector<std::string> failures = RunSweep(forced, opt);
+    for (size_t i = 0; i < failures.size() && i < 10; ++i)
+      ADD_FAILURE() << ForcedAlgorithm(alg) << " rank " << rank << ": " << failures[i];
+    EXPECT_EQ(tcclSuccess, tcclCommDestroy(forced));
+  }
+  unsetenv("TCCL_ALGO");
+  unsetenv("TCCL_DETERMINISM");
+  tccl::ReloadParams();
 }
 
 TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {

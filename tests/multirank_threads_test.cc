@@ -10,6 +10,7 @@
 #include "config/params.h"
 #include "topology/host_id.h"
 #include "transports/shm/single_copy.h"
+#include "tests/support/forced_algorithm.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
 
@@ -72,20 +73,19 @@ TEST_P(ThreadRanks, ForcedCanonicalAlgorithms) {
 }
 
 // Every algorithm of the table forced alone (run level, so the non-canonical ones are admitted
-// too): correct for every op, in and out of place, and canonical ones bit for bit.
+// too): correct for every op, in and out of place and with ranks mixing the two, and canonical ones
+// bit for bit.
 TEST_P(ThreadRanks, EveryAlgorithmForced) {
   ScopedEnv det("TCCL_DETERMINISM", "run");
   for (const tccl::AlgorithmInfo& alg : tccl::AllAlgorithms()) {
-    std::string coll = tccl::CollName(alg.coll), key;
-    for (char ch : coll)
-      if (ch != '_') key += ch;  // "all_reduce" -> "allreduce", the TCCL_ALGO spelling
-    ScopedEnv algo("TCCL_ALGO", (key + ":" + alg.name).c_str());
+    ScopedEnv algo("TCCL_ALGO", ForcedAlgorithm(alg).c_str());
     SweepOptions opt;
-    opt.colls = {coll};
+    opt.colls = {tccl::CollName(alg.coll)};
     opt.types = {tcclFloat32, tcclBfloat16, tcclInt8, tcclFloat64};
     opt.largeCounts = {100003};
     opt.expectCanonical = alg.canonicalOrder;
-    SCOPED_TRACE(key + ":" + alg.name);
+    opt.mixInPlace = true;
+    SCOPED_TRACE(ForcedAlgorithm(alg));
     RunOnThreads(GetParam(), opt);
   }
 }

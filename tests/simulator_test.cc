@@ -85,6 +85,36 @@ TEST(Simulator, EveryAlgorithmWithSendsThatWaitForTheReceiver) {
   }
 }
 
+// Whether a call is in place is each rank's own choice (its pointers, as in NCCL; the tag does
+// not carry it), so the ranks of one call may mix both: every algorithm must then still match its
+// messages, finish, and produce the right output, with buffered sends and with sends that wait.
+TEST(Simulator, EveryAlgorithmWithRanksMixingInPlaceAndOutOfPlace) {
+  for (const AlgorithmInfo& alg : AllAlgorithms()) {
+    for (int n = 2; n <= 12; ++n) {
+      std::vector<std::vector<bool>> mixes(3, std::vector<bool>(n, false));
+      for (int r = 0; r < n; ++r) {
+        mixes[0][r] = r % 2 == 0;  // every other rank
+        mixes[1][r] = r == 0;      // one rank
+        mixes[2][r] = r != n - 1;  // all but one
+      }
+      for (size_t count : {1, 7, 97, 1000}) {
+        for (size_t slice : {5, 64, 1 << 15}) {
+          for (const std::vector<bool>& mix : mixes) {
+            for (bool sendsWait : {false, true}) {
+              CollArgs a = SimArgs(n, count, slice, false);
+              SimResult r = Simulate(alg, a, sendsWait, mix);
+              std::string who;
+              for (int q = 0; q < n; ++q) who += mix[q] ? 'I' : 'o';
+              ASSERT_TRUE(r.ok) << What(alg, a) << " in place per rank " << who
+                                << (sendsWait ? ", sends wait" : "") << ": " << r.error;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // A schedule that works only because sends are buffered: every rank sends to its successor in one
 // step and receives from its predecessor in the next. Fine with mailboxes, a deadlock when sends
 // wait for their receiver, and the simulator must say so.
@@ -242,7 +272,7 @@ TEST(Simulator, DetectsBrokenSchedules) {
 // copying the whole message first left the chain idle for that long (docs/performance.md).
 TEST(Schedules, OutOfPlaceOwnCopiesShareAStepWithASend) {
   for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    if (alg.coll != CollKind::Broadcast && alg.coll != CollKind::AllGather) continue;
+    if (alg.coll != CollKind::Broadcast && alg.coll != CollKind::AllGather && alg.coll != CollKind::AllToAll) continue;
     for (int n = 2; n <= 8; ++n) {
       for (size_t count : {size_t{1}, size_t{1000}}) {
         CollArgs a = SimArgs(n, count, 64, false);

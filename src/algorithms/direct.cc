@@ -82,14 +82,25 @@ Schedule DirectBroadcast(const CollArgs& a) {
 }
 
 // Direct all-to-all: every block sent and received in one step (pairwise needs N-1).
-// Out of place, the own block is copied in the exchange step (as in all-gather above); in place,
-// the snapshot must come first (AllToAllSource).
+// Out of place, the own block is copied in the exchange step (as in all-gather above). In place,
+// every outgoing block would be overwritten in that same step, so the blocks for the peers are
+// copied aside first (not the own block, which stays where it is): block q at scratch block q,
+// less one past the own.
 Schedule DirectAllToAll(const CollArgs& a) {
   Schedule s;
-  const size_t c = a.count, r = (size_t)a.rank;
+  const size_t c = a.count, r = (size_t)a.rank, N = (size_t)a.nranks;
   if (c == 0) return s;
-  const int source = a.inPlace ? AllToAllSource(a, &s) : kSendBuf;
-  Step step = ExchangeWithAll(a, [&](int to) { return BufRef{source, (size_t)to * c}; });
+  if (a.inPlace && N > 1) {
+    s.scratchElems = (N - 1) * c;
+    Step aside;
+    if (r > 0) aside.ops.push_back(MakeCopy({kRecvBuf, 0}, {kScratchBuf, 0}, r * c));
+    if (r + 1 < N) aside.ops.push_back(MakeCopy({kRecvBuf, (r + 1) * c}, {kScratchBuf, r * c}, (N - 1 - r) * c));
+    s.steps.push_back(aside);
+  }
+  Step step = ExchangeWithAll(a, [&](int to) {
+    const size_t q = (size_t)to;
+    return a.inPlace ? BufRef{kScratchBuf, (q - (q > r)) * c} : BufRef{kSendBuf, q * c};
+  });
   if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, r * c}, {kRecvBuf, r * c}, c));
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;

@@ -40,10 +40,6 @@ Schedule StagedBroadcast(const CollArgs& a);
 Schedule StagedAllGather(const CollArgs& a);
 
 // Op builders shared by the generators (ops.cc).
-// All-to-all's start: in place, the outgoing blocks would be overwritten by incoming ones, so a
-// snapshot into scratch is taken; otherwise the own block is copied across. Adds that step to `s`
-// and returns the buffer to send the blocks from.
-int AllToAllSource(const CollArgs& a, Schedule* s);
 // A call with nothing to exchange: no elements, or one rank (which copies its input across when
 // out of place). Returns true when `s` is then the whole schedule.
 bool NothingToExchange(const CollArgs& a, Schedule* s);

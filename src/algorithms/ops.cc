@@ -3,17 +3,6 @@
 
 namespace tccl {
 
-int AllToAllSource(const CollArgs& a, Schedule* s) {
-  const size_t c = a.count, r = (size_t)a.rank;
-  if (!a.inPlace) {
-    s->steps.push_back({{MakeCopy({kSendBuf, r * c}, {kRecvBuf, r * c}, c)}});
-    return kSendBuf;
-  }
-  s->scratchElems = c * a.nranks;
-  s->steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, c * a.nranks)}});
-  return kScratchBuf;
-}
-
 Op MakeSend(int peer, BufRef src, size_t n) {
   Op o;
   o.kind = OpKind::Send;

@@ -87,7 +87,8 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"direct", CollKind::AllToAll, &DirectAllToAll, true,
        "every block sent and received in one step (no reduction): small messages"},
       {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true,
-       "step k exchanges with ranks r+k and r-k (no reduction)"},
+       "ranks meet in pairs (r XOR k, or (k - r) mod N) and swap blocks, one pair per round; in "
+       "place, each outgoing slice first copied aside into one of two scratch slots (no reduction)"},
   };
   return table;
 }

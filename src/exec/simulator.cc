@@ -69,6 +69,7 @@ std::string Show(const Sym& s) {
 }
 
 struct RankState {
+  bool inPlace = false;
   std::vector<Sym> send, recv, scratch;
   Schedule sched;
   size_t step = 0;
@@ -93,13 +94,15 @@ Sizes BufferSizes(const CollArgs& a) {
 
 class Sim {
  public:
-  Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait)
+  Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait, const std::vector<bool>& inPlaceRanks)
       : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder), sendsWait_(sendsWait) {
     Sizes sz = BufferSizes(a);
     for (int r = 0; r < a.nranks; ++r) {
       RankState& st = ranks_[r];
+      st.inPlace = inPlaceRanks.empty() ? a.inPlace : inPlaceRanks.at(r);
       CollArgs ra = a;
       ra.rank = r;
+      ra.inPlace = st.inPlace;
       st.sched = alg.generate(ra);
       st.send.resize(sz.send);
       st.recv.resize(sz.recv);
@@ -107,7 +110,7 @@ class Sim {
       // all-to-all tag each element with its position in the sender's buffer.
       for (size_t i = 0; i < sz.send; ++i) st.send[i] = Input(r, (int64_t)i);
       st.scratch.resize(st.sched.scratchElems);
-      if (a.inPlace) ApplyInPlace(r, st);
+      if (st.inPlace) ApplyInPlace(r, st);
     }
   }
 
@@ -170,7 +173,7 @@ class Sim {
     size_t at = ref.offset + i;
     std::vector<Sym>* v = nullptr;
     int buf = ref.buf;
-    if (a_.inPlace) {
+    if (st.inPlace) {
       // Resolve aliasing: one of send/recv is a view of the other.
       if (a_.kind == CollKind::AllGather && buf == kSendBuf) {
         buf = kRecvBuf;
@@ -393,7 +396,7 @@ class Sim {
         if (reduces && !checkTree_) want.tree = got->tree;
         if (!(*got == want))
           return Format("%s N=%d count=%zu%s: rank %d output[%zu] = %s, expected %s", CollName(a_.kind), N, c,
-                        a_.inPlace ? " in-place" : "", r, i, Show(*got).c_str(), Show(want).c_str());
+                        ranks_[r].inPlace ? " in-place" : "", r, i, Show(*got).c_str(), Show(want).c_str());
       }
     }
     return "";
@@ -410,9 +413,16 @@ class Sim {
 
 }  // namespace
 
-SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver) {
+SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver,
+                   const std::vector<bool>& inPlaceRanks) {
   a.kind = alg.coll;
-  Sim sim(alg, a, sendsWaitForReceiver);
+  if (!inPlaceRanks.empty() && inPlaceRanks.size() != (size_t)a.nranks) {
+    SimResult bad;
+    bad.ok = false;
+    bad.error = Format("inPlaceRanks has %zu entries for %d ranks", inPlaceRanks.size(), a.nranks);
+    return bad;
+  }
+  Sim sim(alg, a, sendsWaitForReceiver, inPlaceRanks);
   return sim.Run();
 }
 

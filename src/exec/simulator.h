@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "algorithms/registry.h"
 
@@ -23,6 +24,10 @@ struct SimResult {
 // `a.rank` is ignored (every rank is simulated); `a.elemSize` is only used for slicing.
 // sendsWaitForReceiver: a send completes only when the receiver has taken all of it (single-copy
 // messages, transports/shm/single_copy.h), instead of when it is in the mailbox.
-SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver = false);
+// inPlaceRanks: when not empty (one entry per rank), which ranks call in place; `a.inPlace` is
+// then ignored. Whether a call is in place is each rank's own business (its pointers, as in NCCL),
+// so every algorithm must work for any mix.
+SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver = false,
+                   const std::vector<bool>& inPlaceRanks = {});
 
 }  // namespace tccl

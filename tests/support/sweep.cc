@@ -14,12 +14,14 @@ namespace tccl_test {
 
 namespace {
 
-std::string Describe(const perf::Coll& c, size_t count, tcclDataType_t dt, tcclRedOp_t op, int root, bool inPlace) {
+std::string Describe(const perf::Coll& c, size_t count, tcclDataType_t dt, tcclRedOp_t op, int root, bool inPlace,
+                     bool mixed) {
   std::ostringstream o;
   o << c.name << " count=" << count << " " << tccl::DtypeName(dt);
   if (c.reduces) o << " " << tccl::OpName(op);
   if (c.rooted) o << " root=" << root;
   o << (inPlace ? " in-place" : " out-of-place");
+  if (mixed) o << " (even ranks in place, odd ranks out of place)";
   return o.str();
 }
 
@@ -136,9 +138,11 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
         return rc;
       };
       for (tcclRedOp_t op : ops) {
-        for (bool inPlace : {false, true}) {
-          if (inPlace && std::string(c.name) == "sendrecv") continue;
-          uint64_t seed = count * 7919 + dt * 131 + op * 17 + inPlace;
+        // 0: every rank out of place, 1: every rank in place, 2: even ranks in place (mixInPlace).
+        for (int mode = 0; mode < (opt.mixInPlace ? 3 : 2); ++mode) {
+          if (mode && std::string(c.name) == "sendrecv") continue;
+          const bool inPlace = mode == 1 || (mode == 2 && rank % 2 == 0);
+          uint64_t seed = count * 7919 + dt * 131 + op * 17 + mode;  // the same on every rank
           void *send = nullptr, *recv = nullptr;
           auto prepare = [&] {
             memset(recvStore.data(), 0xA5, recvStore.size());
@@ -151,7 +155,7 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
             bool hasInput = !(std::string(c.name) == "broadcast" && rank != root);
             if (hasInput) perf::FillInput(send, s.sendElems, 0, dt, op, rank, seed);
           };
-          std::string what = Describe(c, count, dt, op, root, inPlace);
+          std::string what = Describe(c, count, dt, op, root, inPlace, mode == 2);
           if (opt.device) {
             if (!dSend) {
               dSend = opt.device->alloc(sendStore.size());

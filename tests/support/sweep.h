@@ -39,6 +39,9 @@ struct SweepOptions {
   bool expectCanonical = false;
   // Run each float reduction twice and require identical bits (run-level determinism).
   bool checkRepeatable = true;
+  // Also run every call with the ranks mixing in place and out of place (even ranks in place):
+  // each rank's choice, by its pointers, as in NCCL.
+  bool mixInPlace = false;
   // Issue every call on a host stream and synchronize, instead of blocking calls.
   bool useStream = false;
   HostBuffers buffers = HostBuffers::Plain;
