@@ -1,9 +1,12 @@
-// Pairwise-exchange all-to-all: ranks meet in pairs, one pair per rank per round, and each sends
-// the other the block it holds for it and receives the other's block into that same place. With N
-// a power of two, rank r meets r XOR k in round k (1..N-1); otherwise r meets (k - r) mod N in round
-// k (0..N-1) and sits out the round where that is itself. Both pairings are symmetric (p meets r in
-// the round r meets p), and in place and out of place follow the same rounds and send the same
-// messages, so ranks may mix the two in one call.
+// Pairwise-exchange all-to-all: ranks meet in pairs, at most one partner per rank per round, and
+// each sends the other the block it holds for it and receives the other's block into that same
+// place. The pairing is a round-robin tournament (the circle method): with M = N for odd N and
+// M = N-1 for even N, rank r < M meets (2k - r) mod M in round k (0..M-1), and where that is r
+// itself it meets rank N-1 (even N) or sits the round out (odd N; no pairing of an odd number of
+// ranks leaves nobody out). So N-1 rounds for even N, N for odd N; p meets r in the round r meets p.
+// In place and out of place follow the same rounds and send the same messages, so ranks may mix
+// the two in one call. (Exchanging with r+k and r-k in round k takes N-1 rounds for any N, but an
+// in-place rank cannot follow it without holding about N/2 blocks aside.)
 //
 // In place, a block is sent in the round that overwrites it, and nothing received lands on data
 // still to be sent. The outgoing slice is first copied aside into one of two scratch slots, because
@@ -21,16 +24,18 @@ namespace tccl {
 
 namespace {
 
-bool IsPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 // The ranks `r` meets, in round order.
 std::vector<int> PartnersInRoundOrder(int r, int N) {
+  const int M = N % 2 ? N : N - 1;
   std::vector<int> partners;
-  if (IsPowerOfTwo(N)) {
-    for (int k = 1; k < N; ++k) partners.push_back(r ^ k);
-  } else {
-    for (int k = 0; k < N; ++k)
-      if (RankMod(k - r, N) != r) partners.push_back(RankMod(k - r, N));
+  for (int k = 0; k < M; ++k) {
+    if (r == M) {  // even N: the last rank meets the one the circle leaves out
+      partners.push_back(k);
+      continue;
+    }
+    const int p = RankMod(2 * k - r, M);
+    if (p != r) partners.push_back(p);
+    else if (M < N) partners.push_back(N - 1);
   }
   return partners;
 }

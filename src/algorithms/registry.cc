@@ -87,7 +87,7 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
       {"direct", CollKind::AllToAll, &DirectAllToAll, true,
        "every block sent and received in one step (no reduction): small messages"},
       {"pairwise", CollKind::AllToAll, &PairwiseAllToAll, true,
-       "ranks meet in pairs (r XOR k, or (k - r) mod N) and swap blocks, one pair per round; in "
+       "ranks meet in pairs and swap blocks, one partner per round (round-robin tournament); in "
        "place, each outgoing slice first copied aside into one of two scratch slots (no reduction)"},
   };
   return table;
