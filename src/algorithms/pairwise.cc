@@ -12,9 +12,9 @@
 // still to be sent. The outgoing slice is first copied aside into one of two scratch slots, because
 // a send may be read by the peer straight from its source until it completes (single copy) and the
 // receive into the same slice runs alongside it; copying the next slice aside overlaps with this
-// slice's exchange. That is one copy per block more than out of place without the own block's copy
-// (3 in all, as out of place), and two slices of scratch, where setting every block aside first
-// (direct.cc) takes N-1 blocks of scratch.
+// slice's exchange. Per block that is three copies (aside, into the channel, out of it), as out of
+// place, where out of place also copies the own block; and two slices of scratch, where setting
+// every block aside first (direct.cc) takes N-1 blocks.
 #include <algorithm>
 #include <vector>
 
