@@ -12,6 +12,7 @@
 #include "config/params.h"
 #include "algorithms/registry.h"
 #include "tests/support/forced_algorithm.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
 #include "transports/shm/single_copy.h"
 
@@ -98,10 +99,9 @@ void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expect
 TEST_F(ProcessRanks, EveryAlgorithmWithRanksMixingInPlace) {
   int rank = 0;
   tcclCommUserRank(comm_, &rank);
-  setenv("TCCL_DETERMINISM", "run", 1);
+  ScopedEnv det("TCCL_DETERMINISM", "run");
   for (const tccl::AlgorithmInfo& alg : tccl::AllAlgorithms()) {
-    setenv("TCCL_ALGO", ForcedAlgorithm(alg).c_str(), 1);
-    tccl::ReloadParams();
+    ScopedEnv algo("TCCL_ALGO", ForcedAlgorithm(alg).c_str());
     tcclComm_t forced = nullptr;
     ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &forced, nullptr)) << tcclGetLastError(comm_);
     SweepOptions opt;
@@ -116,9 +116,6 @@ TEST_F(ProcessRanks, EveryAlgorithmWithRanksMixingInPlace) {
       ADD_FAILURE() << ForcedAlgorithm(alg) << " rank " << rank << ": " << failures[i];
     EXPECT_EQ(tcclSuccess, tcclCommDestroy(forced));
   }
-  unsetenv("TCCL_ALGO");
-  unsetenv("TCCL_DETERMINISM");
-  tccl::ReloadParams();
 }
 
 TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {

@@ -58,23 +58,19 @@ Schedule PairwiseAllToAll(const CollArgs& a) {
       size_t b = PartStart(c, K, t), n = PartStart(c, K, t + 1) - b;
       if (n) pieces.push_back({p, (size_t)p * c + b, n});
     }
-  if (!a.inPlace) {
-    for (size_t u = 0; u < pieces.size(); ++u) {
-      const Piece& x = pieces[u];
-      Step step{{MakeSend(x.peer, {kSendBuf, x.at}, x.n), MakeRecv(x.peer, {kRecvBuf, x.at}, x.n)}};
-      if (u == 0) step.ops.push_back(MakeCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c));
-      s.steps.push_back(step);
-    }
-    return s;
-  }
+  // In place, piece u is sent from scratch slot u % 2, where the step before copied it.
   const size_t slot = (c + K - 1) / K;  // the largest slice
-  s.scratchElems = slot * std::min<size_t>(2, pieces.size());
   auto stash = [&](size_t u) { return BufRef{kScratchBuf, (u % 2) * slot}; };
-  s.steps.push_back({{MakeCopy({kRecvBuf, pieces[0].at}, stash(0), pieces[0].n)}});
+  if (a.inPlace) {
+    s.scratchElems = slot * std::min<size_t>(2, pieces.size());
+    s.steps.push_back({{MakeCopy({kRecvBuf, pieces[0].at}, stash(0), pieces[0].n)}});
+  }
   for (size_t u = 0; u < pieces.size(); ++u) {
     const Piece& x = pieces[u];
-    Step step{{MakeSend(x.peer, stash(u), x.n), MakeRecv(x.peer, {kRecvBuf, x.at}, x.n)}};
-    if (u + 1 < pieces.size())
+    const BufRef source = a.inPlace ? stash(u) : BufRef{kSendBuf, x.at};
+    Step step{{MakeSend(x.peer, source, x.n), MakeRecv(x.peer, {kRecvBuf, x.at}, x.n)}};
+    if (!a.inPlace && u == 0) step.ops.push_back(MakeCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c));
+    if (a.inPlace && u + 1 < pieces.size())
       step.ops.push_back(MakeCopy({kRecvBuf, pieces[u + 1].at}, stash(u + 1), pieces[u + 1].n));
     s.steps.push_back(step);
   }
