@@ -5,10 +5,20 @@
 // the nodes whose left edge it is, innermost first, and sends its last partial to the rank that
 // computes its parent. The root of the whole tree is rank 0.
 //
-// ceil(log2 N) hops of the whole message on the longest path, against direct's N - 1 copies per
-// rank: the strict mode's choice for small messages at larger N. Reduce then hands the result
-// from rank 0 to the root (one more hop when the root is not 0); all-reduce broadcasts it from
-// rank 0 along the binomial tree. No scratch except the accumulator of a non-root reduce rank.
+// Pipelined in slices: in step j a rank reduces slice j of every child's partial into its own
+// (the children one after another, innermost first, as the canonical order has it) and sends
+// slice j-1, finished in the step before, to its parent. So the levels of the tree work at once
+// and the longest path costs about one pass over the message plus one slice per level, instead
+// of one pass per level; and a rank that only passes partials on keeps them in two slices of
+// scratch, in cache, instead of a buffer of the whole message. Each element still meets its
+// operands in the same order, whatever the slicing, so the bits do not change.
+//
+// ceil(log2 N) hops on the longest path, against direct's N - 1 copies per rank: the strict
+// mode's choice for small messages at larger N and, pipelined, for large ones. Reduce then hands
+// the result from rank 0 to the root (one more hop of the whole message when the root is not 0);
+// all-reduce broadcasts it from rank 0 along the binomial tree.
+#include <algorithm>
+
 #include "algorithms/generators.h"
 
 namespace tccl {
@@ -37,16 +47,55 @@ TreeRole RoleOf(const CollArgs& a) {
   return role;
 }
 
-// Reduces this rank's subtree into `acc` (a leaf leaves its input where it is) and sends the
-// partial up. Returns where this rank's partial is; on rank 0, the finished reduction.
-BufRef ReduceUpTheTree(const CollArgs& a, const TreeRole& role, BufRef acc, Schedule* s) {
-  BufRef partial = {kSendBuf, 0};
-  for (int child : role.children) {
-    s->steps.push_back({{MakeRecvReduce(child, acc, partial, a.count)}});
-    partial = acc;
+// Where this rank accumulates slice j of its partial: at the slice's own place in a buffer of the
+// whole message (the result at rank 0), or in one of two slots that alternate (a rank that only
+// passes partials on: slice j's slot is rewritten in step j+2, after its send in step j+1).
+struct Accumulator {
+  BufRef base;
+  size_t slot = 0;  // elements per slot; 0: the whole message at `base`
+  BufRef At(size_t j, size_t begin) const {
+    return slot ? BufRef{base.buf, base.offset + (j % 2) * slot} : BufRef{base.buf, base.offset + begin};
   }
-  if (role.parent >= 0) s->steps.push_back({{MakeSend(role.parent, partial, a.count)}});
-  return partial;
+};
+
+// Slices of the pipeline: the usual pipelining slice, but no smaller than the size from which a
+// message can be read in one copy where every rank can map every other's memory, so that a leaf's
+// slices are still read straight from its buffer there (single_copy.h); the same on every rank.
+size_t TreeSlices(const CollArgs& a) {
+  const size_t singleCopyElems = (a.sharedScratchBytes + a.elemSize - 1) / a.elemSize;
+  return SliceCount(a.count, std::max(a.sliceElems, singleCopyElems));
+}
+
+// Reduces this rank's subtree into `acc`, slice by slice, and sends each slice's partial up in the
+// step after the one that finished it (a leaf sends its input, every slice in one step). Returns
+// where this rank's whole partial is; on rank 0, the finished reduction.
+BufRef ReduceUpTheTree(const CollArgs& a, const TreeRole& role, const Accumulator& acc, Schedule* s) {
+  const size_t K = TreeSlices(a);
+  auto begin = [&](size_t j) { return PartStart(a.count, K, j); };
+  auto len = [&](size_t j) { return begin(j + 1) - begin(j); };
+  if (role.children.empty()) {
+    if (role.parent >= 0) {
+      Step sends;
+      for (size_t j = 0; j < K; ++j) sends.ops.push_back(MakeSend(role.parent, {kSendBuf, begin(j)}, len(j)));
+      s->steps.push_back(sends);
+    }
+    return {kSendBuf, 0};
+  }
+  for (size_t j = 0; j <= K; ++j) {
+    Step step;
+    if (j < K) {
+      BufRef partial = {kSendBuf, begin(j)};
+      for (int child : role.children) {
+        Op o = MakeRecvReduce(child, acc.At(j, begin(j)), partial, len(j));
+        if (partial.buf != kSendBuf) o.after = (int)step.ops.size() - 1;  // onto the previous child's result
+        step.ops.push_back(o);
+        partial = acc.At(j, begin(j));
+      }
+    }
+    if (j > 0 && role.parent >= 0) step.ops.push_back(MakeSend(role.parent, acc.At(j - 1, begin(j - 1)), len(j - 1)));
+    if (!step.ops.empty()) s->steps.push_back(step);
+  }
+  return acc.base;
 }
 
 }  // namespace
@@ -57,10 +106,16 @@ Schedule CanonicalTreeReduce(const CollArgs& a) {
   const bool root = a.rank == a.root;
   const TreeRole role = RoleOf(a);
   // The receive buffer is only the root's to write: other inner ranks accumulate in scratch.
-  BufRef acc = {kRecvBuf, 0};
+  Accumulator acc{{kRecvBuf, 0}};
   if (!root && !role.children.empty()) {
-    s.scratchElems = a.count;
-    acc = {kScratchBuf, 0};
+    acc.base = {kScratchBuf, 0};
+    if (a.rank == 0) {  // holds the result until it is handed to the root
+      s.scratchElems = a.count;
+    } else {
+      const size_t K = TreeSlices(a);
+      acc.slot = (a.count + K - 1) / K;
+      s.scratchElems = acc.slot * std::min<size_t>(2, K);
+    }
   }
   const BufRef result = ReduceUpTheTree(a, role, acc, &s);
   if (a.rank == 0) {
@@ -68,9 +123,9 @@ Schedule CanonicalTreeReduce(const CollArgs& a) {
       if (result.buf == kSendBuf && !a.inPlace) s.steps.push_back({{MakeCopy(result, {kRecvBuf, 0}, a.count)}});
       if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});
     } else if (a.op == tcclAvg) {  // divide our own copy, never the user's send buffer
-      if (result.buf == kSendBuf) s.steps.push_back({{MakeCopy(result, acc, a.count)}});
-      s.steps.push_back({{MakeDivide(acc, a.count)}});
-      s.steps.push_back({{MakeSend(a.root, acc, a.count)}});
+      if (result.buf == kSendBuf) s.steps.push_back({{MakeCopy(result, acc.base, a.count)}});
+      s.steps.push_back({{MakeDivide(acc.base, a.count)}});
+      s.steps.push_back({{MakeSend(a.root, acc.base, a.count)}});
     } else {
       s.steps.push_back({{MakeSend(a.root, result, a.count)}});
     }
@@ -83,7 +138,7 @@ Schedule CanonicalTreeReduce(const CollArgs& a) {
 Schedule CanonicalTreeAllReduce(const CollArgs& a) {
   Schedule s;
   if (a.count == 0) return s;
-  const BufRef result = ReduceUpTheTree(a, RoleOf(a), {kRecvBuf, 0}, &s);
+  const BufRef result = ReduceUpTheTree(a, RoleOf(a), Accumulator{{kRecvBuf, 0}}, &s);
   if (a.rank == 0) {
     if (result.buf == kSendBuf && !a.inPlace) s.steps.push_back({{MakeCopy(result, {kRecvBuf, 0}, a.count)}});
     if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});

@@ -333,13 +333,20 @@ class Sim {
       if (o.kind == OpKind::Reduce) refs.push_back(o.own);
       return refs;
     };
+    // Whether op x starts only after op y has completed: `after` links chain (the executor starts an
+    // op once the one it names is done, which itself started only after its own).
+    auto follows = [&](size_t x, size_t y) {
+      for (int k = step.ops[x].after, hops = 0; k >= 0 && hops < (int)step.ops.size(); k = step.ops[k].after, ++hops)
+        if (k == (int)y) return true;
+      return false;
+    };
     for (size_t i = 0; i < step.ops.size(); ++i) {
       const Op& w = step.ops[i];
       if (w.kind == OpKind::Send || w.kind == OpKind::TreeReduce || w.count == 0) continue;
       auto d = range(w.dst, w.count);
       for (size_t j = 0; j < step.ops.size(); ++j) {
         if (i == j || step.ops[j].kind == OpKind::TreeReduce) continue;
-        if (w.after == (int)j || step.ops[j].after == (int)i) continue;  // ordered, not concurrent
+        if (follows(i, j) || follows(j, i)) continue;  // ordered, not concurrent
         for (BufRef ref : touches(step.ops[j])) {
           auto x = range(ref, step.ops[j].count);
           if (d.first && x.first && d.first < x.second && x.first < d.second) {
