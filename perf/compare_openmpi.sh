@@ -9,7 +9,7 @@
 # out of place, the root also copies its send buffer to its receive buffer, a copy MPI_Bcast never
 # makes); its table adds tccl's out-of-place time as a last column.
 #
-#   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast alltoall"]
+#   perf/compare_openmpi.sh [build-dir] ["2 4 8"] ["all_reduce reduce_scatter all_gather broadcast reduce alltoall"]
 # Environment: REPS (default 3), SMALL ("-b 8 -e 256K -f 8 -n 1000 -w 1000"), MID ("-b 64K -e 1M -f 16 -n 200 -w 50"),
 # LARGE ("-b 16M -e 256M -f 16 -n 3 -w 1"): together the sizes of the table and more.
 # TCCL_FLAGS: extra tessera-perf flags, e.g. "-R 1" (buffers from tcclMemAlloc, read by peers in one
@@ -17,7 +17,7 @@
 set -euo pipefail
 bld=${1:-build}
 ranks=${2:-"2 4 8"}
-colls=${3:-"all_reduce reduce_scatter all_gather broadcast alltoall"}
+colls=${3:-"all_reduce reduce_scatter all_gather broadcast reduce alltoall"}
 reps=${REPS:-3}
 small=${SMALL:-"-b 8 -e 256K -f 8 -n 1000 -w 1000"}
 mid=${MID:-"-b 64K -e 1M -f 16 -n 200 -w 50"}
