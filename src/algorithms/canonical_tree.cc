@@ -67,18 +67,17 @@ size_t TreeSlices(const CollArgs& a) {
 }
 
 // Reduces this rank's subtree into `acc`, slice by slice, and sends each slice's partial up in the
-// step after the one that finished it (a leaf sends its input, every slice in one step). Returns
+// step after the one that finished it (a leaf sends its input, a slice per step). Returns
 // where this rank's whole partial is; on rank 0, the finished reduction.
 BufRef ReduceUpTheTree(const CollArgs& a, const TreeRole& role, const Accumulator& acc, Schedule* s) {
   const size_t K = TreeSlices(a);
   auto begin = [&](size_t j) { return PartStart(a.count, K, j); };
   auto len = [&](size_t j) { return begin(j + 1) - begin(j); };
   if (role.children.empty()) {
-    if (role.parent >= 0) {
-      Step sends;
-      for (size_t j = 0; j < K; ++j) sends.ops.push_back(MakeSend(role.parent, {kSendBuf, begin(j)}, len(j)));
-      s->steps.push_back(sends);
-    }
+    // One slice per step: the executor scans a step's earlier ops for each op it moves, so a step
+    // of K sends to one peer would cost K^2 per pass (256 MiB: 1024 slices, 2-3x slower in all).
+    if (role.parent >= 0)
+      for (size_t j = 0; j < K; ++j) s->steps.push_back({{MakeSend(role.parent, {kSendBuf, begin(j)}, len(j))}});
     return {kSendBuf, 0};
   }
   for (size_t j = 0; j <= K; ++j) {
