@@ -14,9 +14,10 @@
 // operands in the same order, whatever the slicing, so the bits do not change.
 //
 // ceil(log2 N) hops on the longest path, against direct's N - 1 copies per rank: the strict
-// mode's choice for small messages at larger N and, pipelined, for large ones. Reduce then hands
-// the result from rank 0 to the root (one more hop of the whole message when the root is not 0);
-// all-reduce broadcasts it from rank 0 along the binomial tree.
+// mode's choice for small messages at larger N and, pipelined, for large ones. When the root of a
+// reduce is not rank 0, rank 0 streams the result to it as it finishes it, a slice a step, as it
+// would to a parent (one slice more on the longest path, not one whole message more); all-reduce
+// broadcasts the result from rank 0 along the binomial tree.
 #include <algorithm>
 
 #include "algorithms/generators.h"
@@ -48,8 +49,9 @@ TreeRole RoleOf(const CollArgs& a) {
 }
 
 // Where this rank accumulates slice j of its partial: at the slice's own place in a buffer of the
-// whole message (the result at rank 0), or in one of two slots that alternate (a rank that only
-// passes partials on: slice j's slot is rewritten in step j+2, after its send in step j+1).
+// whole message (the result, at rank 0 when it is the root), or in one of two slots that alternate
+// (a rank that passes its slices on: slice j's slot is rewritten in step j+2, after its send in
+// step j+1).
 struct Accumulator {
   BufRef base;
   size_t slot = 0;  // elements per slot; 0: the whole message at `base`
@@ -68,7 +70,8 @@ size_t TreeSlices(const CollArgs& a) {
 
 // Reduces this rank's subtree into `acc`, slice by slice, and sends each slice's partial up in the
 // step after the one that finished it (a leaf sends its input, a slice per step). Returns
-// where this rank's whole partial is; on rank 0, the finished reduction.
+// where this rank's whole partial is when it is kept whole (a leaf's input; rank 0's result when
+// rank 0 sends it nowhere).
 BufRef ReduceUpTheTree(const CollArgs& a, const TreeRole& role, const Accumulator& acc, Schedule* s) {
   const size_t K = TreeSlices(a);
   auto begin = [&](size_t j) { return PartStart(a.count, K, j); };
@@ -102,34 +105,36 @@ BufRef ReduceUpTheTree(const CollArgs& a, const TreeRole& role, const Accumulato
 Schedule CanonicalTreeReduce(const CollArgs& a) {
   Schedule s;
   if (a.count == 0) return s;
-  const bool root = a.rank == a.root;
-  const TreeRole role = RoleOf(a);
-  // The receive buffer is only the root's to write: other inner ranks accumulate in scratch.
+  const bool handOver = a.root != 0;
+  TreeRole role = RoleOf(a);
+  if (a.rank == 0 && handOver) role.parent = a.root;  // rank 0 sends the finished slices on to the root
+  // A receive buffer holds nothing but the result: only rank 0 accumulates there, and only when it
+  // is the root. Every other rank with children accumulates in two alternating slots of scratch.
   Accumulator acc{{kRecvBuf, 0}};
-  if (!root && !role.children.empty()) {
+  const size_t K = TreeSlices(a);
+  if ((a.rank != 0 || handOver) && !role.children.empty()) {
     acc.base = {kScratchBuf, 0};
-    if (a.rank == 0) {  // holds the result until it is handed to the root
-      s.scratchElems = a.count;
-    } else {
-      const size_t K = TreeSlices(a);
-      acc.slot = (a.count + K - 1) / K;
-      s.scratchElems = acc.slot * std::min<size_t>(2, K);
-    }
+    acc.slot = (a.count + K - 1) / K;
+    s.scratchElems = acc.slot * std::min<size_t>(2, K);
   }
   const BufRef result = ReduceUpTheTree(a, role, acc, &s);
-  if (a.rank == 0) {
-    if (root) {
+  if (!handOver) {
+    if (a.rank == 0) {
       if (result.buf == kSendBuf && !a.inPlace) s.steps.push_back({{MakeCopy(result, {kRecvBuf, 0}, a.count)}});
       if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});
-    } else if (a.op == tcclAvg) {  // divide our own copy, never the user's send buffer
-      if (result.buf == kSendBuf) s.steps.push_back({{MakeCopy(result, acc.base, a.count)}});
-      s.steps.push_back({{MakeDivide(acc.base, a.count)}});
-      s.steps.push_back({{MakeSend(a.root, acc.base, a.count)}});
-    } else {
-      s.steps.push_back({{MakeSend(a.root, result, a.count)}});
     }
-  } else if (root) {
-    s.steps.push_back({{MakeRecv(0, {kRecvBuf, 0}, a.count)}});
+    return s;
+  }
+  if (a.rank == a.root) {
+    // Rank 0 sends slice j in its step j+1; the root takes it in its own step j+1, by when it has
+    // sent its own partial of slice j (step j+1 at the latest) and read its input there (step j),
+    // so an in-place root's input is not overwritten before it is used.
+    for (size_t j = 0; j < K; ++j) {
+      while (s.steps.size() <= j + 1) s.steps.push_back({});
+      s.steps[j + 1].ops.push_back(MakeRecv(0, {kRecvBuf, PartStart(a.count, K, j)},
+                                            PartStart(a.count, K, j + 1) - PartStart(a.count, K, j)));
+    }
+    if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});
   }
   return s;
 }
