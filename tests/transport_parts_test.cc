@@ -1,7 +1,7 @@
 // Unit tests for the parts under the shared-memory transport and the communicator's fast path:
 // the low-latency line ring (transports/shm/ll_ring), the plan cache (src/comm/plan_cache), the
 // flight recorder's lock-free writer and the operation lock (src/comm/), the tag check
-// (src/exec/op_tag).
+// (src/exec/op_tag), the executor's stream links (src/exec/executor).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -17,6 +17,8 @@
 #include "comm/flight_recorder.h"
 #include "comm/op_lock.h"
 #include "comm/plan_cache.h"
+#include "algorithms/generators.h"
+#include "exec/executor.h"
 #include "exec/op_tag.h"
 #include "transports/shm/ll_ring.h"
 #include "tests/support/flight_dump.h"
@@ -149,6 +151,27 @@ TEST(PlanCache, FindsOnlyTheSameCallAndEvictsTheOldest) {
   }
   EXPECT_EQ(cache.Find(a, tcclFloat32), nullptr);
   EXPECT_NE(cache.Find(b, tcclFloat32), nullptr);
+}
+
+// Each message waits for the one before it on the same peer and direction (connections are
+// ordered streams); receives and sends to one peer are separate streams, zero-byte messages and
+// local ops are on none, and each step starts afresh.
+TEST(LinkStreams, LinksEachMessageToTheLastOneOnItsStream) {
+  Schedule s;
+  s.steps.push_back({{MakeSend(1, {kSendBuf, 0}, 4),      // 0: first send to 1
+                      MakeRecv(1, {kRecvBuf, 0}, 4),      // 1: first receive from 1
+                      MakeSend(2, {kSendBuf, 0}, 4),      // 2: first send to 2
+                      MakeSend(1, {kSendBuf, 4}, 0),      // 3: zero bytes: not on the wire
+                      MakeCopy({kSendBuf, 0}, {kRecvBuf, 8}, 4),  // 4: local
+                      MakeRecvReduce(1, {kRecvBuf, 4}, {kRecvBuf, 4}, 4),  // 5: after 1
+                      MakeSend(1, {kSendBuf, 8}, 4)}});   // 6: after 0, not after 3
+  s.steps.push_back({{MakeSend(1, {kSendBuf, 0}, 4)}});  // a new step: first again
+  LinkStreams(&s);
+  EXPECT_TRUE(s.streamsLinked);
+  std::vector<int> prev;
+  for (const Op& o : s.steps[0].ops) prev.push_back(o.prevOnStream);
+  EXPECT_EQ(prev, (std::vector<int>{-1, -1, -1, -1, -1, 1, 0}));
+  EXPECT_EQ(s.steps[1].ops[0].prevOnStream, -1);
 }
 
 }  // namespace

@@ -42,6 +42,10 @@ struct Op {
   // send's data is read when its step starts (small ones are staged then), so a value received in
   // a step is sent on in the next one.
   int after = -1;
+  // Index of the op before this one on the same connection and direction in its step (-1: none),
+  // filled in by LinkStreams (exec/executor.h): the executor moves an op only once that one has
+  // finished, since connections are ordered byte streams.
+  int prevOnStream = -1;
 };
 
 struct Step {
@@ -56,6 +60,8 @@ struct Schedule {
   // stays private (a peer reading lines just written in the writer's cache is slower than the
   // ring, docs/single_copy.md).
   bool sharedScratch = false;
+  // Op::prevOnStream is filled in (LinkStreams); the executor links a schedule that is not.
+  bool streamsLinked = false;
 };
 
 enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, AllToAll };

@@ -57,6 +57,28 @@ bool IsLocal(OpKind k) {
 
 }  // namespace
 
+void LinkStreams(Schedule* s) {
+  // Only the first unfinished message per (peer, direction) may move: a message waits for the one
+  // before it on its stream, and that one finished means every earlier one did (it could only move
+  // once its own predecessor had finished). Zero-byte messages are not on the wire, so they stay
+  // out of the chain. Linking each message to its predecessor keeps a pass linear in the step's
+  // ops; scanning the earlier ops for every op cost K^2 per pass for K messages to one peer.
+  std::vector<int> last;  // per (peer, direction): the last message seen so far in this step
+  for (Step& step : s->steps) {
+    last.clear();
+    for (size_t i = 0; i < step.ops.size(); ++i) {
+      Op& op = step.ops[i];
+      op.prevOnStream = -1;
+      if (IsLocal(op.kind) || op.count == 0) continue;
+      const size_t key = 2 * (size_t)op.peer + (op.kind == OpKind::Send);
+      if (last.size() <= key) last.resize(key + 1, -1);
+      op.prevOnStream = last[key];
+      last[key] = (int)i;
+    }
+  }
+  s->streamsLinked = true;
+}
+
 ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op) {
   ExecKernels k;
   k.elemSize = DtypeSize(dt);
@@ -67,6 +89,11 @@ ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op) {
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
                const std::function<std::string()>& describe) {
+  if (!s.streamsLinked) {
+    Schedule linked = s;
+    LinkStreams(&linked);
+    return Execute(linked, bufs, k, env, describe);
+  }
   // The deadline starts at the first wait (a clock read saved on calls that never wait; the
   // difference is the few microseconds before it).
   std::optional<Deadline> deadline;
@@ -138,10 +165,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (done[i] == SIZE_MAX || IsLocal(ops[i].kind)) continue;
         const Op& op = ops[i];
         bool sending = op.kind == OpKind::Send;
-        bool blocked = op.after >= 0 && done[op.after] != SIZE_MAX;
-        for (size_t j = 0; j < i && !blocked; ++j)
-          blocked = done[j] != SIZE_MAX && ops[j].peer == op.peer && (ops[j].kind == OpKind::Send) == sending;
-        if (blocked) continue;
+        if ((op.after >= 0 && done[op.after] != SIZE_MAX) || (op.prevOnStream >= 0 && done[op.prevOnStream] != SIZE_MAX))
+          continue;
         Connection* c = env.conns[op.peer];
         size_t total = op.count * es;
         size_t n = 0;

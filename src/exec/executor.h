@@ -43,6 +43,10 @@ struct ExecKernels {
 // The kernels for (dtype, op) on this CPU.
 ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op);
 
+// Fills in Op::prevOnStream for every op of `s`, once per schedule (plans are cached, so a call
+// that repeats pays nothing for it; Execute links a schedule that is not linked yet, on a copy).
+void LinkStreams(Schedule* s);
+
 // bufs[kSendBuf], bufs[kRecvBuf], bufs[kScratchBuf], then p2p user buffers.
 // `describe` names the operation for error messages ("all_reduce #12 (4096 x float, ring) on ...");
 // it is only called when something fails, so the fast path builds no strings.
