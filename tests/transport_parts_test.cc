@@ -1,7 +1,7 @@
 // Unit tests for the parts under the shared-memory transport and the communicator's fast path:
 // the low-latency line ring (transports/shm/ll_ring), the plan cache (src/comm/plan_cache), the
 // flight recorder's lock-free writer and the operation lock (src/comm/), the tag check
-// (src/exec/op_tag), the executor's stream links (src/exec/executor).
+// (src/exec/op_tag), the executor's schedule preparation (src/exec/executor).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -155,23 +155,33 @@ TEST(PlanCache, FindsOnlyTheSameCallAndEvictsTheOldest) {
 
 // Each message waits for the one before it on the same peer and direction (connections are
 // ordered streams); receives and sends to one peer are separate streams, zero-byte messages and
-// local ops are on none, and each step starts afresh.
-TEST(LinkStreams, LinksEachMessageToTheLastOneOnItsStream) {
+// local ops are on none, and each step starts afresh. Each message's tag, and a small payload
+// behind it, has its own place in the staging (8-byte aligned); a large send's needs none.
+TEST(PrepareSchedule, LinksStreamsAndLaysOutTheStaging) {
   Schedule s;
   s.steps.push_back({{MakeSend(1, {kSendBuf, 0}, 4),      // 0: first send to 1
                       MakeRecv(1, {kRecvBuf, 0}, 4),      // 1: first receive from 1
-                      MakeSend(2, {kSendBuf, 0}, 4),      // 2: first send to 2
+                      MakeSend(2, {kSendBuf, 0}, 3),      // 2: first send to 2
                       MakeSend(1, {kSendBuf, 4}, 0),      // 3: zero bytes: not on the wire
                       MakeCopy({kSendBuf, 0}, {kRecvBuf, 8}, 4),  // 4: local
                       MakeRecvReduce(1, {kRecvBuf, 4}, {kRecvBuf, 4}, 4),  // 5: after 1
-                      MakeSend(1, {kSendBuf, 8}, 4)}});   // 6: after 0, not after 3
-  s.steps.push_back({{MakeSend(1, {kSendBuf, 0}, 4)}});  // a new step: first again
-  LinkStreams(&s);
-  EXPECT_TRUE(s.streamsLinked);
+                      MakeSend(1, {kSendBuf, 8}, 4096)}});  // 6: after 0, not after 3; 16 KiB: not staged
+  s.steps.push_back({{MakeSend(1, {kSendBuf, 0}, 4),      // a new step: first again
+                      MakeRecv(1, {kRecvBuf, 0}, 4096)}});  // large: only its tag is staged
+  PrepareSchedule(&s, 4);
+  EXPECT_EQ(s.preparedForElemSize, 4u);
   std::vector<int> prev;
-  for (const Op& o : s.steps[0].ops) prev.push_back(o.prevOnStream);
+  std::vector<size_t> at;
+  for (const Op& o : s.steps[0].ops) {
+    prev.push_back(o.prevOnStream);
+    at.push_back(o.stageAt);
+  }
   EXPECT_EQ(prev, (std::vector<int>{-1, -1, -1, -1, -1, 1, 0}));
+  // 32-byte tag + 16 B = 48; + 12 B = 44, aligned to 48.
+  EXPECT_EQ(at, (std::vector<size_t>{0, 48, 96, 0, 0, 144, 0}));
   EXPECT_EQ(s.steps[1].ops[0].prevOnStream, -1);
+  EXPECT_EQ(s.steps[1].ops[1].stageAt, 48u);
+  EXPECT_EQ(s.stagingBytes, 192u);  // the larger step's: four small messages
 }
 
 }  // namespace

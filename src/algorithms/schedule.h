@@ -42,10 +42,12 @@ struct Op {
   // send's data is read when its step starts (small ones are staged then), so a value received in
   // a step is sent on in the next one.
   int after = -1;
-  // Index of the op before this one on the same connection and direction in its step (-1: none),
-  // filled in by LinkStreams (exec/executor.h): the executor moves an op only once that one has
-  // finished, since connections are ordered byte streams.
+  // Filled in by PrepareSchedule (exec/executor.h) for messages: the index of the op before this
+  // one on the same connection and direction in its step (-1: none), which must finish before this
+  // one moves, since connections are ordered byte streams; and where in the executor's staging
+  // this message's tag (and a small message's payload) is kept.
   int prevOnStream = -1;
+  size_t stageAt = 0;
 };
 
 struct Step {
@@ -60,8 +62,10 @@ struct Schedule {
   // stays private (a peer reading lines just written in the writer's cache is slower than the
   // ring, docs/single_copy.md).
   bool sharedScratch = false;
-  // Op::prevOnStream is filled in (LinkStreams); the executor links a schedule that is not.
-  bool streamsLinked = false;
+  // The element size PrepareSchedule filled in Op::prevOnStream and Op::stageAt for (0: not
+  // prepared; the executor prepares a copy), and the staging bytes of the largest step.
+  size_t preparedForElemSize = 0;
+  size_t stagingBytes = 0;
 };
 
 enum class CollKind { AllReduce, Broadcast, Reduce, AllGather, ReduceScatter, AllToAll };

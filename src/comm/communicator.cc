@@ -432,7 +432,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     Plan fresh;
     TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, cost_, &fresh.alg));
     fresh.schedule = fresh.alg->generate(a);
-    LinkStreams(&fresh.schedule);
+    PrepareSchedule(&fresh.schedule, a.elemSize);
     fresh.kernels = KernelsFor(dt, a.op);
     FlightEntry& r = fresh.record;
     r.op = CollName(a.kind);
@@ -508,7 +508,7 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   }
   if (!copies.ops.empty()) s.steps.push_back(copies);
   if (!step.ops.empty()) s.steps.push_back(step);
-  LinkStreams(&s);
+  PrepareSchedule(&s, 1);  // sizes in bytes
   uint64_t seq = p2pSeq_++;
   auto describe = [&] {
     return "send/recv group #" + std::to_string(seq) + " (" + std::to_string(ops.size()) + " ops) on " + Describe();

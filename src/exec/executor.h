@@ -43,9 +43,10 @@ struct ExecKernels {
 // The kernels for (dtype, op) on this CPU.
 ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op);
 
-// Fills in Op::prevOnStream for every op of `s`, once per schedule (plans are cached, so a call
-// that repeats pays nothing for it; Execute links a schedule that is not linked yet, on a copy).
-void LinkStreams(Schedule* s);
+// Fills in Op::prevOnStream and Op::stageAt for every message of `s`, for elements of `elemSize`
+// bytes: once per schedule (plans are cached, so a call that repeats pays nothing for it; Execute
+// prepares a schedule that is not prepared for its element size on a copy).
+void PrepareSchedule(Schedule* s, size_t elemSize);
 
 // bufs[kSendBuf], bufs[kRecvBuf], bufs[kScratchBuf], then p2p user buffers.
 // `describe` names the operation for error messages ("all_reduce #12 (4096 x float, ring) on ...");
