@@ -167,6 +167,38 @@ TEST_F(TwoRanks, GroupedSendRecvBothWays) {
   EXPECT_EQ(rb[0], 1);
 }
 
+// Many messages to one peer in one group, of sizes around the inline limit and zero: they are one
+// step of ordered streams (each waits for the one before it on its peer and direction), and small
+// ones travel staged with their tags. Every byte must arrive where its receive put it.
+TEST_F(TwoRanks, GroupOfManyMessagesOfMixedSizesToOnePeer) {
+  const size_t sizes[] = {0, 1, 7, 8192, 8193, 20000, 56, 57};
+  const int K = 400;
+  std::vector<size_t> at(K + 1, 0);
+  for (int k = 0; k < K; ++k) at[k + 1] = at[k] + sizes[k % 8];
+  std::vector<unsigned char> out[2], in[2];
+  for (int r = 0; r < 2; ++r) {
+    out[r].resize(at[K]);
+    in[r].assign(at[K], 0);
+    for (size_t i = 0; i < at[K]; ++i) out[r][i] = (unsigned char)(i * 31 + r * 7 + i / 251);
+  }
+  std::thread t[2];
+  tcclResult_t rc[2];
+  for (int r = 0; r < 2; ++r)
+    t[r] = std::thread([&, r] {
+      tcclGroupStart();
+      for (int k = 0; k < K; ++k) {  // sends and receives interleaved, as a user might post them
+        tcclSend(out[r].data() + at[k], sizes[k % 8], tcclUint8, 1 - r, comms_[r], nullptr);
+        tcclRecv(in[r].data() + at[k], sizes[k % 8], tcclUint8, 1 - r, comms_[r], nullptr);
+      }
+      rc[r] = tcclGroupEnd();
+    });
+  for (auto& x : t) x.join();
+  EXPECT_EQ(rc[0], tcclSuccess) << Last();
+  EXPECT_EQ(rc[1], tcclSuccess) << Last();
+  EXPECT_TRUE(in[0] == out[1]);
+  EXPECT_TRUE(in[1] == out[0]);
+}
+
 TEST_F(TwoRanks, OneThreadDrivesBothRanksInAGroup) {
   int in[2] = {5, 7}, out[2] = {0, 0};
   ASSERT_EQ(tcclSuccess, tcclGroupStart());
