@@ -161,8 +161,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (ops[i].kind == OpKind::Send && total <= kInlineBytes) {
           OpTag t = env.tag;
           t.bytes = total;
-          memcpy(&staging[ops[i].stageAt], &t, kTag);
-          memcpy(&staging[ops[i].stageAt + kTag], Ptr(bufs, ops[i].src, es), total);
+          memcpy(staging.data() + ops[i].stageAt, &t, kTag);
+          memcpy(staging.data() + ops[i].stageAt + kTag, Ptr(bufs, ops[i].src, es), total);
         }
         ++remaining;
       }
@@ -194,7 +194,9 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         const bool inl = total <= kInlineBytes;
         const size_t head = inl ? kTag + total : kTag;
         if (tagDone[i] < head) {
-          unsigned char* stage = &staging[op.stageAt];
+          // (Only a large send has no place here: it sends its tag from `want`. A schedule of large
+          // sends alone leaves `staging` empty, so no element of it is named.)
+          unsigned char* stage = staging.data() + op.stageAt;
           const size_t before = tagDone[i];
           if (sending) {
             st = inl ? c->TrySend(stage, before, head, &n) : c->TrySend(&want, before, kTag, &n);
