@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "algorithms/generators.h"
 #include "comm/flight_recorder.h"
 #include "comm/op_lock.h"
 #include "comm/plan_cache.h"
-#include "algorithms/generators.h"
 #include "exec/executor.h"
 #include "exec/op_tag.h"
 #include "transports/shm/ll_ring.h"

@@ -131,9 +131,9 @@ Schedule CanonicalTreeReduce(const CollArgs& a) {
     // sent its own partial of slice j (step j+1 at the latest) and read its input there (step j),
     // so an in-place root's input is not overwritten before it is used.
     for (size_t j = 0; j < K; ++j) {
+      const size_t b = PartStart(a.count, K, j), n = PartStart(a.count, K, j + 1) - b;
       while (s.steps.size() <= j + 1) s.steps.push_back({});
-      s.steps[j + 1].ops.push_back(MakeRecv(0, {kRecvBuf, PartStart(a.count, K, j)},
-                                            PartStart(a.count, K, j + 1) - PartStart(a.count, K, j)));
+      s.steps[j + 1].ops.push_back(MakeRecv(0, {kRecvBuf, b}, n));
     }
     if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, a.count)}});
   }
