@@ -196,6 +196,45 @@ TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {
   EXPECT_TRUE(r.ok) << r.error;
 }
 
+// The 2-rank direct all-reduce reduces as the peer's message arrives, into the buffer it sends from
+// when in place, which only a staged send (kStagedSendBytes) allows; a larger in-place one goes
+// through scratch. Both sides of the boundary, and a fused in-place form with a send that is not
+// staged, which the simulator must refuse (the send would read what the reduction writes).
+Schedule FusedInPlaceWhateverTheSize(const CollArgs& a) {
+  Schedule s;
+  s.steps.push_back({{MakeSend(1 - a.rank, {kSendBuf, 0}, a.count),
+                      MakeRecvReduce(1 - a.rank, {kRecvBuf, 0}, {kSendBuf, 0}, a.count)}});
+  return s;
+}
+
+TEST(Simulator, TwoRankDirectAllReduceFusesOnlyStagedSendsInPlace) {
+  const AlgorithmInfo* direct = nullptr;
+  for (const AlgorithmInfo& alg : AllAlgorithms())
+    if (alg.coll == CollKind::AllReduce && std::string(alg.name) == "direct") direct = &alg;
+  ASSERT_NE(direct, nullptr);
+  const size_t staged = kStagedSendBytes / 4;
+  for (size_t count : {staged, staged + 1})
+    for (bool inPlace : {false, true})
+      for (tcclRedOp_t op : {tcclSum, tcclAvg}) {
+        CollArgs a = SimArgs(2, count, 1 << 15, inPlace, op);
+        a.elemSize = 4;
+        SimResult r = Simulate(*direct, a);
+        ASSERT_TRUE(r.ok) << What(*direct, a) << ": " << r.error;
+        a.rank = 1;
+        const Schedule s = direct->generate(a);
+        const bool fused = !inPlace || count == staged;
+        EXPECT_EQ(s.scratchElems, fused ? 0u : 2 * count) << What(*direct, a);
+        EXPECT_EQ(s.steps.size(), (fused ? 1u : 2u) + (op == tcclAvg)) << What(*direct, a);
+      }
+  AlgorithmInfo unsafe{"fused-in-place", CollKind::AllReduce, &FusedInPlaceWhateverTheSize, true, ""};
+  CollArgs a = SimArgs(2, staged, 1 << 15, true);
+  EXPECT_TRUE(Simulate(unsafe, a).ok);
+  a.count = staged + 1;
+  SimResult r = Simulate(unsafe, a);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("writes memory that op"), std::string::npos) << r.error;
+}
+
 // The simulator itself must catch broken schedules; otherwise the test above proves nothing.
 Schedule DropsLastStep(const CollArgs& a) {
   Schedule s = RingAllReduce(a);
@@ -318,10 +357,11 @@ TEST(CostModel, CountsWhatTheSchedulesDo) {
   };
   const double b = 4096 * 4;
   for (int n = 2; n <= 8; ++n) {
-    // direct all-reduce: one round; N-1 copies out and N-1 in; an N-input tree reduce.
+    // direct all-reduce: one round; N-1 copies out and N-1 in; an N-input tree reduce. At 2 ranks
+    // the receive reduces straight out of the channel (no copy in).
     AlgoCost d = cost("direct", CollKind::AllReduce, n, 4096);
     EXPECT_EQ(d.rounds, 1) << n;
-    EXPECT_DOUBLE_EQ(d.copyBytes, 2.0 * (n - 1) * b) << n;
+    EXPECT_DOUBLE_EQ(d.copyBytes, (n == 2 ? 1.0 : 2.0 * (n - 1)) * b) << n;
     EXPECT_DOUBLE_EQ(d.reduceBytes, (n - 1) * b) << n;
     // ring all-gather: N-1 rounds, each sends and receives one block; out of place the own block
     // is copied locally too.

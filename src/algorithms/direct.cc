@@ -13,6 +13,19 @@ Schedule DirectAllReduce(const CollArgs& a) {
   const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
   if (NothingToExchange(a, &s)) return s;
+  if (N == 2) {
+    // The canonical tree of two inputs is one reduction, and both ranks compute it as their peer's
+    // message arrives: no scratch and no second step (2 ranks, 8 B: 0.29-0.47 -> 0.25-0.43 us).
+    // Rank 1 computes in1 OP in0, the same bits: sum and prod commute bit for bit, max and min are
+    // exact (as in direct_shot.cc). In place, the send must have left the buffer before the
+    // reduction writes it, which a staged send has (schedule.h); a larger one is reduced via scratch.
+    const Op send = MakeSend(1 - r, {kSendBuf, 0}, c);
+    if (!a.inPlace || SendIsStaged(send, a.elemSize)) {
+      s.steps.push_back({{send, MakeRecvReduce(1 - r, {kRecvBuf, 0}, {kSendBuf, 0}, c)}});
+      if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, c)}});
+      return s;
+    }
+  }
   s.scratchElems = c * N;  // slot i holds rank i's input; slot r stays unused
   Step exchange;
   for (int k = 1; k < N; ++k) {

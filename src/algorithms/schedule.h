@@ -96,6 +96,15 @@ struct CollArgs {
   size_t sharedScratchBytes = 0;
 };
 
+// The executor copies a send of at most this many bytes (with its tag) when the send's step starts,
+// and the payload then travels in the tag's message (src/exec/executor.cc: the extra copy costs less
+// than a second message). So another op of the same step may overwrite such a send's source: a
+// 2-rank in-place direct all-reduce receives and reduces into the buffer it sends from.
+constexpr size_t kStagedSendBytes = 8192;
+inline bool SendIsStaged(const Op& op, size_t elemSize) {
+  return op.kind == OpKind::Send && op.count * elemSize <= kStagedSendBytes;
+}
+
 // Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).
 inline size_t PartStart(size_t total, size_t parts, size_t i) {
   return (size_t)((unsigned __int128)total * i / parts);

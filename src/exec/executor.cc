@@ -62,9 +62,10 @@ bool IsLocal(OpKind k) {
 // both ends know every size, so they agree on the framing. The extra copy through the staging
 // costs less than a second message (its own ring update and cache-line transfers): measured at
 // 2 ranks, 8 KiB all-gather 2.41 -> 1.38 us and in-place all-reduce 2.56 -> 1.90 us going from
-// 1 KiB to 8 KiB, no size slower.
+// 1 KiB to 8 KiB, no size slower. Schedules rely on such a send's data being copied when its step
+// starts (kStagedSendBytes, algorithms/schedule.h).
 constexpr size_t kTag = sizeof(OpTag);
-constexpr size_t kInlineBytes = 8192;
+constexpr size_t kInlineBytes = kStagedSendBytes;
 
 void PrepareSchedule(Schedule* s, size_t elemSize) {
   // Only the first unfinished message per (peer, direction) may move: a message waits for the one

@@ -326,9 +326,10 @@ class Sim {
       Sym* b = n ? Ref(r, ref, 0, &e) : nullptr;
       return std::pair<Sym*, Sym*>(b, b ? b + n : nullptr);
     };
-    auto touches = [](const Op& o) {
+    auto touches = [this](const Op& o) {
       std::vector<BufRef> refs;
-      if (o.kind != OpKind::Recv && o.kind != OpKind::Divide) refs.push_back(o.src);
+      // A staged send's source is read when the step starts, before any other op of it runs.
+      if (o.kind != OpKind::Recv && o.kind != OpKind::Divide && !SendIsStaged(o, a_.elemSize)) refs.push_back(o.src);
       if (o.kind != OpKind::Send) refs.push_back(o.dst);
       if (o.kind == OpKind::Reduce) refs.push_back(o.own);
       return refs;
