@@ -1,5 +1,6 @@
 #include "core/cycle_clock.h"
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -42,17 +43,39 @@ uint64_t CycleNow() {
   return Raw();
 }
 
+#if defined(__x86_64__)
+namespace {
+constexpr uint64_t kCalibrationNs = 10'000'000;  // at least 10 ms of reference interval: ~0.1%
+std::atomic<double> calibrated{0};
+
+double RateSinceOrigin() {
+  const Origin& o = Start();
+  uint64_t c = Raw(), n = SteadyNs();
+  return (double)(n - o.ns) * 1e-9 / (double)(c - o.cycles);
+}
+}  // namespace
+#endif
+
+double SecondsPerCycleIfCalibrated() {
+#if defined(__x86_64__)
+  double v = calibrated.load(std::memory_order_relaxed);
+  if (v > 0) return v;
+  if (SteadyNs() - Start().ns < kCalibrationNs) return 0;
+  v = RateSinceOrigin();
+  calibrated.store(v, std::memory_order_relaxed);
+  return v;
+#else
+  return 1e-9;
+#endif
+}
+
 double CyclesToSeconds(uint64_t a, uint64_t b) {
 #if defined(__x86_64__)
   static std::once_flag once;
-  static double secondsPerCycle = 0;
   std::call_once(once, [] {
-    const Origin& o = Start();
-    // At least 10 ms of reference interval, so the rate is good to ~0.1%.
-    while (SteadyNs() - o.ns < 10'000'000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    uint64_t c = Raw(), n = SteadyNs();
-    secondsPerCycle = (double)(n - o.ns) * 1e-9 / (double)(c - o.cycles);
+    while (SteadyNs() - Start().ns < kCalibrationNs) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
+  const double secondsPerCycle = SecondsPerCycleIfCalibrated();
   return b >= a ? (double)(b - a) * secondsPerCycle : -(double)(a - b) * secondsPerCycle;
 #else
   return b >= a ? (double)(b - a) * 1e-9 : -(double)(a - b) * 1e-9;

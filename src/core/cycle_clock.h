@@ -12,5 +12,8 @@ uint64_t CycleNow();
 // Seconds between two CycleNow() values (b later than a). Calibrated against the steady clock
 // from the first call of CycleNow() to the first call of this; both monotonic.
 double CyclesToSeconds(uint64_t a, uint64_t b);
+// Seconds per CycleNow() tick, or 0 while the calibration interval (10 ms from the first
+// CycleNow()) has not passed yet. Never waits, unlike CyclesToSeconds: for timing in data paths.
+double SecondsPerCycleIfCalibrated();
 
 }  // namespace tccl
