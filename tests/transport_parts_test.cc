@@ -21,6 +21,7 @@
 #include "exec/executor.h"
 #include "exec/op_tag.h"
 #include "transports/shm/ll_ring.h"
+#include "transports/shm/ring_copy_in.h"
 #include "tests/support/flight_dump.h"
 
 namespace tccl {
@@ -123,6 +124,90 @@ TEST(LLRing, ConsumerSeesLineSizedFragmentsAtTheirOffsets) {
   EXPECT_EQ(ctx.out, in);
   for (size_t f = 0; f + 1 < ctx.frags.size(); ++f) EXPECT_EQ(ctx.frags[f], LLLine::kPayload);
   EXPECT_EQ(ctx.frags.back(), 800 % LLLine::kPayload);
+}
+
+// Streamed copies (ring_copy_in.h) deliver exactly what memcpy does, at every alignment of the
+// destination and every length around the 16-byte head and the 64-byte body, and touch nothing
+// beyond the destination range.
+TEST(RingCopyIn, StreamCopyIsMemcpy) {
+  std::vector<unsigned char> src(70000 + 64), dst(src.size() + 64);
+  std::mt19937 rng(7);
+  for (auto& b : src) b = (unsigned char)rng();
+  for (size_t dstOff = 0; dstOff < 17; ++dstOff)
+    for (size_t srcOff : {(size_t)0, (size_t)3})
+      for (size_t n : {0, 1, 15, 16, 17, 63, 64, 65, 127, 200, 4099, 70000}) {
+        std::fill(dst.begin(), dst.end(), 0xEE);
+        tccl::StreamCopy(dst.data() + dstOff, src.data() + srcOff, n);
+        tccl::StreamFence();
+        ASSERT_EQ(memcmp(dst.data() + dstOff, src.data() + srcOff, n), 0) << dstOff << " " << n;
+        for (size_t i = 0; i < dst.size(); ++i) {
+          if (i < dstOff || i >= dstOff + n) {
+            ASSERT_EQ(dst[i], 0xEE) << dstOff << " " << n << " at " << i;
+          }
+        }
+      }
+}
+
+// When the sender streams: only after kSlowPiecesToStream large cached pieces in a row ran below
+// the line (one slow piece may be a preemption), for kStreamedPieces pieces, then it tries the
+// cache again; small pieces and fast ones never make it stream.
+TEST(RingCopyIn, StreamsOnlyWhileCachedCopiesAreSlow) {
+  using tccl::RingCopyIn;
+  const size_t big = 128 << 10;
+  const double slow = big / (RingCopyIn::kStreamBelowBytesPerSecond / 4);  // seconds
+  const double fast = big / (RingCopyIn::kStreamBelowBytesPerSecond * 4);
+  RingCopyIn c;
+  for (int i = 0; i < 100; ++i) c.ObserveCached(big, fast);
+  EXPECT_FALSE(c.NextLargePieceStreams());
+  for (int i = 0; i < 100; ++i) c.ObserveCached(RingCopyIn::kTimedBytes - 1, 1.0);  // too small to judge
+  EXPECT_FALSE(c.NextLargePieceStreams());
+  for (int i = 0; i < 10; ++i) {  // slow pieces that never come in a row
+    c.ObserveCached(big, slow);
+    c.ObserveCached(big, fast);
+  }
+  EXPECT_FALSE(c.NextLargePieceStreams());
+  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) {
+    EXPECT_FALSE(c.streaming());
+    c.ObserveCached(big, slow);
+  }
+  EXPECT_TRUE(c.streaming());
+  // Re-tries that find the cache still slow stream again at once, for twice as long each time,
+  // up to kMaxStreamedPieces.
+  int window = RingCopyIn::kStreamedPieces;
+  for (int retry = 0; retry < 6; ++retry) {
+    for (int i = 0; i < window; ++i) ASSERT_TRUE(c.NextLargePieceStreams()) << retry << " " << i;
+    EXPECT_FALSE(c.NextLargePieceStreams());  // the re-try through the cache
+    c.ObserveCached(big, slow);
+    EXPECT_TRUE(c.streaming());
+    window = std::min(2 * window, RingCopyIn::kMaxStreamedPieces);
+  }
+  EXPECT_EQ(window, RingCopyIn::kMaxStreamedPieces);
+  for (int i = 0; i < window; ++i) ASSERT_TRUE(c.NextLargePieceStreams());
+  // A fast re-try ends it, and the next spell starts again from the short window.
+  c.ObserveCached(big, fast);
+  EXPECT_FALSE(c.streaming());
+  for (int i = 0; i < 5; ++i) c.ObserveCached(big, fast);
+  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) c.ObserveCached(big, slow);
+  int streamed = 0;
+  while (c.NextLargePieceStreams()) ++streamed;
+  EXPECT_EQ(streamed, RingCopyIn::kStreamedPieces);
+}
+
+// Copy() itself: whichever way a piece goes, the ring receives the same bytes.
+TEST(RingCopyIn, CopyDeliversTheBytesWhileStreaming) {
+  using tccl::RingCopyIn;
+  const size_t big = 128 << 10;
+  std::vector<unsigned char> src(big), dst(big + 32);
+  for (size_t i = 0; i < big; ++i) src[i] = (unsigned char)(i * 131 + 7);
+  RingCopyIn c;
+  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) c.ObserveCached(big, 1.0);
+  ASSERT_TRUE(c.streaming());
+  for (size_t off : {(size_t)0, (size_t)5, (size_t)16}) {
+    std::fill(dst.begin(), dst.end(), 0);
+    c.Copy(dst.data() + off, src.data(), big);
+    c.FenceIfStreamed();
+    EXPECT_EQ(memcmp(dst.data() + off, src.data(), big), 0) << off;
+  }
 }
 
 TEST(PlanCache, FindsOnlyTheSameCallAndEvictsTheOldest) {

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/race_annotations.h"
+#include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_channel.h"
 
 namespace tccl {
@@ -89,6 +90,7 @@ class ShmConnection : public Connection {
     if (n == 0) return;
     WriteRing(sendHead_, static_cast<const unsigned char*>(data) + done, n);
     sendHead_ += n;
+    copyIn_.FenceIfStreamed();
     // Published at once, so the receiver can start on the tag while the payload is copied; the
     // wake-up waits for Publish().
     out_->head.store(sendHead_, std::memory_order_release);
@@ -122,11 +124,13 @@ class ShmConnection : public Connection {
     *delivered = got;
   }
 
+  // Through the cache, or streamed while that is slow (ring_copy_in.h); the caller fences
+  // (RingCopyIn::FenceIfStreamed) before it publishes the head.
   void WriteRing(uint64_t pos, const void* src, size_t n) {
     const unsigned char* s = static_cast<const unsigned char*>(src);
     size_t at = pos % cap_, first = std::min(n, cap_ - at);
-    memcpy(out_->data + at, s, first);
-    if (n > first) memcpy(out_->data, s + first, n - first);
+    copyIn_.Copy(out_->data + at, s, first);
+    if (n > first) copyIn_.Copy(out_->data, s + first, n - first);
   }
 
   void ReadRing(uint64_t pos, void* dst, size_t n) const {
@@ -146,6 +150,7 @@ class ShmConnection : public Connection {
       if (at + sizeof(h) - out_->tail.load(std::memory_order_acquire) > cap_) return Status::Ok();
       if (h.mode == (uint32_t)CopyMode::Pointer) AnnotateHandOff(data);
       WriteRing(at, &h, sizeof(h));
+      copyIn_.FenceIfStreamed();
       sendHead_ = at + sizeof(h);
       out_->head.store(sendHead_, std::memory_order_release);
       ringDue_ = true;
@@ -241,6 +246,7 @@ class ShmConnection : public Connection {
   uint64_t recvTail_ = 0;
   bool ringDue_ = false;
   bool lastSendLL_ = false;  // the last message sent went by the LL ring
+  RingCopyIn copyIn_;
   LLSender llOut_;
   LLReceiver llIn_;
   // Single copy: the message in progress in each direction.
