@@ -5,7 +5,7 @@
 // store must first take each line back from it. Usually that is cheap and the ring stays in cache
 // (the point of a ring smaller than the caches). On some machines it is not: on the 2-core
 // development VM, in spells of seconds to minutes, a store to a line the other vCPU holds costs
-// ~25 ns (2.5 GB/s, against 55-94 GB/s otherwise; perf/dirty_transfer_probe.c and
+// ~25 ns (2.5 GB/s, against 48-98 GB/s otherwise; perf/dirty_transfer_probe.c and
 // docs/performance.md, "Two states of the VM"), which makes a 2-rank ring 6x slower. Non-temporal
 // stores write whole lines towards memory without taking them from the reader first: 28-29 GB/s
 // there in either state, but the receiver then reads the lines from memory (10 GB/s against 38
