@@ -159,7 +159,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (ops[i].kind == OpKind::RecvReduce)
           rctx[i] = {Ptr(bufs, ops[i].dst, es), Ptr(bufs, ops[i].src, es), k.reduce, es};
         const size_t total = ops[i].count * es;
-        if (ops[i].kind == OpKind::Send && total <= kInlineBytes) {
+        if (SendIsStaged(ops[i], es)) {
           OpTag t = env.tag;
           t.bytes = total;
           memcpy(staging.data() + ops[i].stageAt, &t, kTag);

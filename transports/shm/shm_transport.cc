@@ -90,7 +90,6 @@ class ShmConnection : public Connection {
     if (n == 0) return;
     WriteRing(sendHead_, static_cast<const unsigned char*>(data) + done, n);
     sendHead_ += n;
-    copyIn_.FenceIfStreamed();
     // Published at once, so the receiver can start on the tag while the payload is copied; the
     // wake-up waits for Publish().
     out_->head.store(sendHead_, std::memory_order_release);
@@ -124,13 +123,14 @@ class ShmConnection : public Connection {
     *delivered = got;
   }
 
-  // Through the cache, or streamed while that is slow (ring_copy_in.h); the caller fences
-  // (RingCopyIn::FenceIfStreamed) before it publishes the head.
+  // Through the cache, or streamed while that is slow (ring_copy_in.h); streamed stores are fenced
+  // here, so they are visible before the head that the caller publishes next.
   void WriteRing(uint64_t pos, const void* src, size_t n) {
     const unsigned char* s = static_cast<const unsigned char*>(src);
     size_t at = pos % cap_, first = std::min(n, cap_ - at);
     copyIn_.Copy(out_->data + at, s, first);
     if (n > first) copyIn_.Copy(out_->data, s + first, n - first);
+    copyIn_.FenceIfStreamed();
   }
 
   void ReadRing(uint64_t pos, void* dst, size_t n) const {
@@ -150,7 +150,6 @@ class ShmConnection : public Connection {
       if (at + sizeof(h) - out_->tail.load(std::memory_order_acquire) > cap_) return Status::Ok();
       if (h.mode == (uint32_t)CopyMode::Pointer) AnnotateHandOff(data);
       WriteRing(at, &h, sizeof(h));
-      copyIn_.FenceIfStreamed();
       sendHead_ = at + sizeof(h);
       out_->head.store(sendHead_, std::memory_order_release);
       ringDue_ = true;
