@@ -148,67 +148,195 @@ TEST(RingCopyIn, StreamCopyIsMemcpy) {
       }
 }
 
-// When the sender streams: only after kSlowPiecesToStream large cached pieces in a row ran below
-// the line (one slow piece may be a preemption), for kStreamedPieces pieces, then it tries the
-// cache again; small pieces and fast ones never make it stream.
-TEST(RingCopyIn, StreamsOnlyWhileCachedCopiesAreSlow) {
-  using tccl::RingCopyIn;
-  const size_t big = 128 << 10;
-  const double slow = big / (RingCopyIn::kStreamBelowBytesPerSecond / 4);  // seconds
-  const double fast = big / (RingCopyIn::kStreamBelowBytesPerSecond * 4);
-  RingCopyIn c;
-  for (int i = 0; i < 100; ++i) c.ObserveCached(big, fast);
-  EXPECT_FALSE(c.NextLargePieceStreams());
-  for (int i = 0; i < 100; ++i) c.ObserveCached(RingCopyIn::kTimedBytes - 1, 1.0);  // too small to judge
-  EXPECT_FALSE(c.NextLargePieceStreams());
-  for (int i = 0; i < 10; ++i) {  // slow pieces that never come in a row
-    c.ObserveCached(big, slow);
-    c.ObserveCached(big, fast);
+namespace ringcopy {
+
+using tccl::RingCopyIn;
+using tccl::RingReadCost;
+
+// What each end pays per byte (CycleNow ticks), by the way a piece was written.
+struct Costs {
+  double senderCached, receiverCached, senderStreamed, receiverStreamed;
+};
+// A 2-rank broadcast root outside the VM's slow spells (docs/performance.md): the cached copy-in
+// is the slow stage, and streaming it leaves the receiver's reads from memory the slower end.
+constexpr Costs kBroadcastLike{0.2, 0.07, 0.1, 0.15};
+
+struct Pair {
+  RingReadCost cost{};  // zeroed, as in a new segment
+  RingCopyIn sender;
+  explicit Pair(bool mayExplore = true) : sender(&cost, mayExplore) {}
+
+  // `pieces` timed pieces of 128 KiB through the sender's choice, the receiver reading each at
+  // once and adding its cost as RecordRingRead would (unless `receiverReports` is false: a
+  // receiver whose fragments are never timed). `bothWays`: the same connection also receives a
+  // piece for each one it sends. Returns how many went streamed.
+  int Drive(const Costs& k, int pieces, bool receiverReports = true, bool bothWays = false) {
+    const size_t n = 128 << 10;
+    int streamed = 0;
+    for (int i = 0; i < pieces; ++i) {
+      const bool s = sender.NextPieceStreams();
+      streamed += s;
+      sender.ObservePiece(n, (uint64_t)((s ? k.senderStreamed : k.senderCached) * n));
+      if (bothWays) sender.NoteReceived(n);
+      if (!receiverReports) continue;
+      cost.cycles[s] += (uint64_t)((s ? k.receiverStreamed : k.receiverCached) * n);
+      cost.bytes[s] += n;
+    }
+    return streamed;
   }
-  EXPECT_FALSE(c.NextLargePieceStreams());
-  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) {
-    EXPECT_FALSE(c.streaming());
-    c.ObserveCached(big, slow);
+  // Into streaming by the clearly-slow rule (two pieces at twice the line's cost).
+  void EnterSlowSpell() {
+    sender.SetClearlySlow(0.5);
+    Drive({1.0, 0.1, 0.1, 0.2}, RingCopyIn::kClearlySlowInARow);
   }
-  EXPECT_TRUE(c.streaming());
-  // Re-tries that find the cache still slow stream again at once, for twice as long each time,
-  // up to kMaxStreamedPieces.
-  int window = RingCopyIn::kStreamedPieces;
-  for (int retry = 0; retry < 6; ++retry) {
-    for (int i = 0; i < window; ++i) ASSERT_TRUE(c.NextLargePieceStreams()) << retry << " " << i;
-    EXPECT_FALSE(c.NextLargePieceStreams());  // the re-try through the cache
-    c.ObserveCached(big, slow);
-    EXPECT_TRUE(c.streaming());
-    window = std::min(2 * window, RingCopyIn::kMaxStreamedPieces);
-  }
-  EXPECT_EQ(window, RingCopyIn::kMaxStreamedPieces);
-  for (int i = 0; i < window; ++i) ASSERT_TRUE(c.NextLargePieceStreams());
-  // A fast re-try ends it, and the next spell starts again from the short window.
-  c.ObserveCached(big, fast);
-  EXPECT_FALSE(c.streaming());
-  for (int i = 0; i < 5; ++i) c.ObserveCached(big, fast);
-  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) c.ObserveCached(big, slow);
-  int streamed = 0;
-  while (c.NextLargePieceStreams()) ++streamed;
-  EXPECT_EQ(streamed, RingCopyIn::kStreamedPieces);
+};
+
+constexpr int kLook = RingCopyIn::kFirstWindow + RingCopyIn::kExplorePieces + 1;  // window, explore, judge
+
+// Outside the VM's slow spells, for a reduce or an all-to-all: the cached copy-in costs about what
+// the copy-out does, so streaming could only lose and is never even tried.
+TEST(RingCopyIn, NeverStreamsWhileCopyInCostsLikeCopyOut) {
+  Pair p;
+  EXPECT_EQ(p.Drive({0.15, 0.1, 0.1, 0.3}, 20000), 0);
+  EXPECT_FALSE(p.sender.streaming());
+  // Small pieces are never timed: however slow, they change nothing.
+  for (int i = 0; i < 1000; ++i) p.sender.ObservePiece(tccl::kTimedRingBytes - 1, 1u << 30);
+  EXPECT_EQ(p.Drive({0.15, 0.1, 0.1, 0.3}, 1000), 0);
 }
 
-// Copy() itself: whichever way a piece goes, the ring receives the same bytes.
-TEST(RingCopyIn, CopyDeliversTheBytesWhileStreaming) {
-  using tccl::RingCopyIn;
-  const size_t big = 128 << 10;
-  std::vector<unsigned char> src(big), dst(big + 32);
-  for (size_t i = 0; i < big; ++i) src[i] = (unsigned char)(i * 131 + 7);
-  RingCopyIn c;
-  for (int i = 0; i < RingCopyIn::kSlowPiecesToStream; ++i) c.ObserveCached(big, 1.0);
-  ASSERT_TRUE(c.streaming());
-  for (size_t off : {(size_t)0, (size_t)5, (size_t)16}) {
-    std::fill(dst.begin(), dst.end(), 0);
-    c.Copy(dst.data() + off, src.data(), big);
-    c.FenceIfStreamed();
-    EXPECT_EQ(memcmp(dst.data() + off, src.data(), big), 0) << off;
+// A one-way pipeline whose slow stage is the cached copy-in: streaming, the slower end costs less,
+// and the sender keeps it after its first look; when the receiver's reads of streamed pieces get
+// dearer than the cached copy-in, a re-try of the cache finds it cheaper and the sender goes back.
+TEST(RingCopyIn, StreamsWhereTheSlowerEndThenCostsLessAndGoesBack) {
+  Pair p;
+  p.Drive(kBroadcastLike, kLook);
+  EXPECT_TRUE(p.sender.streaming());
+  EXPECT_EQ(p.sender.window(), RingCopyIn::kFirstWindow);
+  // Re-tries of the cache lose, and come ever more rarely.
+  const int streamed = p.Drive(kBroadcastLike, 4000);
+  EXPECT_TRUE(p.sender.streaming());
+  EXPECT_EQ(p.sender.window(), RingCopyIn::kMaxWindow);
+  EXPECT_GT(streamed, 4000 - 4000 / 20);
+  // Within two windows (the first may have begun before the change, its receiver figures mixed).
+  p.Drive({0.2, 0.07, 0.1, 0.35}, 2 * (RingCopyIn::kMaxWindow + RingCopyIn::kExplorePieces + 2));
+  EXPECT_FALSE(p.sender.streaming());
+}
+
+// A cached copy-in slow enough to look, but streaming loses anyway (the receiver's reads from
+// memory cost more than the copy-in it saves): explorations come ever more rarely, < 1% of the
+// pieces once settled.
+TEST(RingCopyIn, ExplorationsThatChangeNothingGrowRarer) {
+  Pair p;
+  const Costs k{0.3, 0.1, 0.1, 0.5};
+  p.Drive(k, 8000);
+  EXPECT_FALSE(p.sender.streaming());
+  EXPECT_EQ(p.sender.window(), RingCopyIn::kMaxWindow);
+  const int pieces = 20 * RingCopyIn::kMaxWindow;
+  const int streamed = p.Drive(k, pieces);
+  EXPECT_GT(streamed, 0);  // it still looks now and then
+  EXPECT_LT(streamed, pieces / 100);
+  EXPECT_FALSE(p.sender.streaming());
+}
+
+// The measured rule stays out where its figures mispredicted or are missing: a pair streaming both
+// ways, ranks sharing cores, a receiver that never reports. Through the cache throughout.
+TEST(RingCopyIn, MeasuredRuleOnlyForOneWayStreamsWithACoreEach) {
+  {
+    Pair p;
+    EXPECT_EQ(p.Drive(kBroadcastLike, 5000, true, /*bothWays=*/true), 0);
+  }
+  {
+    Pair p(/*mayExplore=*/false);
+    EXPECT_EQ(p.Drive(kBroadcastLike, 5000), 0);
+  }
+  {
+    Pair p;
+    EXPECT_EQ(p.Drive(kBroadcastLike, 5000, /*receiverReports=*/false), 0);
   }
 }
+
+// The clearly-slow rule, wherever the sender is (here with ranks sharing cores and the pair
+// streaming both ways): two pieces in a row below the line stream at once, for
+// kWindowAfterClearlySlow pieces; a re-tried cached piece still that slow ends the re-try at once
+// and doubles the wait; one that is not ends the streaming.
+TEST(RingCopyIn, ClearlySlowPiecesStreamAtOnce) {
+  Pair p(/*mayExplore=*/false);
+  p.sender.SetClearlySlow(0.5);
+  p.Drive({1.0, 0.1, 0.1, 0.2}, 1, true, true);
+  EXPECT_FALSE(p.sender.streaming());  // one alone may be a preemption
+  p.Drive({0.1, 0.1, 0.1, 0.2}, 1, true, true);
+  p.Drive({1.0, 0.1, 0.1, 0.2}, 1, true, true);
+  EXPECT_FALSE(p.sender.streaming());
+  p.Drive({1.0, 0.1, 0.1, 0.2}, 1, true, true);
+  EXPECT_TRUE(p.sender.streaming());
+  EXPECT_EQ(p.sender.window(), RingCopyIn::kWindowAfterClearlySlow);
+  int window = RingCopyIn::kWindowAfterClearlySlow;
+  for (int retry = 0; retry < 6; ++retry) {
+    EXPECT_EQ(p.Drive({1.0, 0.1, 0.1, 0.2}, window, true, true), window) << retry;
+    EXPECT_FALSE(p.sender.NextPieceStreams());  // the re-try through the cache
+    p.Drive({1.0, 0.1, 0.1, 0.2}, 1, true, true);
+    EXPECT_TRUE(p.sender.streaming());
+    window = std::min(2 * window, RingCopyIn::kMaxWindow);
+    EXPECT_EQ(p.sender.window(), window);
+  }
+  p.Drive({0.1, 0.1, 0.1, 0.2}, window, true, true);
+  p.Drive({0.1, 0.1, 0.1, 0.2}, 1, true, true);  // a re-try that is not slow
+  EXPECT_FALSE(p.sender.streaming());
+  EXPECT_EQ(p.Drive({0.1, 0.1, 0.1, 0.2}, 5000, true, true), 0);
+}
+
+// Medians: one preempted piece in every 40 (1000x its cost) does not make the sender switch,
+// whichever way it keeps.
+TEST(RingCopyIn, OnePreemptedPieceDoesNotDecide) {
+  const size_t n = 128 << 10;
+  for (bool startStreaming : {false, true}) {
+    Pair p;
+    if (startStreaming) {
+      p.Drive(kBroadcastLike, kLook);
+      ASSERT_TRUE(p.sender.streaming());
+    }
+    // Costs under which the current way is right.
+    const Costs k = startStreaming ? kBroadcastLike : Costs{0.3, 0.1, 0.1, 0.5};
+    for (int i = 0; i < 6000; ++i) {
+      const bool s = p.sender.NextPieceStreams();
+      double sender = s ? k.senderStreamed : k.senderCached;
+      if (i % 40 == 39) sender *= 1000;
+      p.sender.ObservePiece(n, (uint64_t)(sender * n));
+      p.cost.cycles[s] += (uint64_t)((s ? k.receiverStreamed : k.receiverCached) * n);
+      p.cost.bytes[s] += n;
+      ASSERT_EQ(p.sender.streaming(), startStreaming) << i;
+    }
+  }
+}
+
+// Copy(): whichever way a piece goes, the ring receives the same bytes, and the segments it covers
+// are marked with that way, which is what RecordRingRead charges the receiver's time to.
+TEST(RingCopyIn, CopyDeliversTheBytesAndMarksTheirWay) {
+  const size_t big = 128 << 10, cap = 1 << 20;
+  std::vector<unsigned char> src(big), ring(cap + 32);
+  for (size_t i = 0; i < big; ++i) src[i] = (unsigned char)(i * 131 + 7);
+  Pair p;
+  p.EnterSlowSpell();
+  ASSERT_TRUE(p.sender.streaming());
+  for (size_t off : {(size_t)0, (size_t)5, (size_t)16}) {
+    std::fill(ring.begin(), ring.end(), 0);
+    const size_t at = 3 * big + off;
+    p.sender.Copy(ring.data() + at, at, cap, src.data(), big);
+    EXPECT_EQ(memcmp(ring.data() + at, src.data(), big), 0) << off;
+  }
+  const size_t perSegment = cap / RingReadCost::kSegments;
+  for (int seg = 0; seg < RingReadCost::kSegments; ++seg) {
+    const bool covered = seg >= (int)(3 * big / perSegment) && seg <= (int)((4 * big + 15) / perSegment);
+    EXPECT_EQ(p.cost.streamed[seg].load() != 0, covered) << seg;
+  }
+  const uint64_t before[2] = {p.cost.cycles[0].load(), p.cost.cycles[1].load()};
+  tccl::RecordRingRead(&p.cost, 3 * big + 100, cap, big, 777);
+  tccl::RecordRingRead(&p.cost, 0, cap, big, 555);
+  EXPECT_EQ(p.cost.cycles[1].load() - before[1], 777u);
+  EXPECT_EQ(p.cost.cycles[0].load() - before[0], 555u);
+}
+
+}  // namespace ringcopy
 
 TEST(PlanCache, FindsOnlyTheSameCallAndEvictsTheOldest) {
   PlanCache cache;

@@ -180,9 +180,11 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   std::map<int, std::unique_ptr<Connection>> tcpConns;
   TCCL_RETURN_IF_ERROR(ConnectTcpPeers(tcp, deadline, &tcpConns));
 
+  const int cores = UsableCores();
+  const bool oversubscribed = (int)sameHost.size() > cores;
   conns_.resize(nranks_);
   for (int r : local)
-    if (r != rank_) conns_[r] = shm_->ConnectionTo(r);
+    if (r != rank_) conns_[r] = shm_->ConnectionTo(r, /*eachRankHasACore=*/!oversubscribed);
   for (auto& [r, c] : tcpConns) conns_[r] = std::move(c);
 
   std::vector<int> pids(nranks_);
@@ -195,8 +197,6 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   flight_ = std::make_unique<FlightRecorder>((size_t)std::max<int64_t>(0, ParamInt("FLIGHT_RECORDER_ENTRIES")));
   RegisterForSignalDump(this, [this] { TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str()); });
 
-  int cores = UsableCores();
-  bool oversubscribed = (int)sameHost.size() > cores;
   // The machine model for algorithm selection: read from its cache file, or measured, by the
   // host's first rank while the others wait in the store (so the measurement has the cores).
   const std::string tuneKey = "tune/" + Hex(commId_) + "/" + std::to_string(sameHost.front());

@@ -1,5 +1,5 @@
-// How a sender copies a message into its shared-memory byte ring: through the cache (memcpy), or,
-// while that has become slow, with non-temporal stores that bypass it.
+// How a sender copies a message into its shared-memory byte ring: through the cache (memcpy) or
+// with non-temporal stores that bypass it.
 //
 // The ring's lines were read by the receiver one lap ago, so its cache may still hold them, and a
 // store must first take each line back from it. Usually that is cheap and the ring stays in cache
@@ -7,16 +7,26 @@
 // development VM, in spells of seconds to minutes, a store to a line the other vCPU holds costs
 // ~25 ns (2.5 GB/s, against 48-98 GB/s otherwise; perf/dirty_transfer_probe.c and
 // docs/performance.md, "Two states of the VM"), which makes a 2-rank ring 6x slower. Non-temporal
-// stores write whole lines towards memory without taking them from the reader first: 28-29 GB/s
-// there in either state, but the receiver then reads the lines from memory (10 GB/s against 38
-// from the sender's cache), so they only pay while cached stores are the slower way.
+// stores write whole lines towards memory without taking them from the reader first, but the
+// receiver then reads the lines from memory instead of the sender's cache.
 //
-// So the sender times its larger cached copies and streams while they run below what streaming
-// would cost, re-trying the cache every kStreamedPieces pieces. Nothing here changes what arrives:
-// the bytes are the same either way, and a streamed piece is fenced before the ring's head is
-// published.
+// Two rules decide, both from what the two ends measure of their own copies:
+// - Clearly slow: cached pieces below kClearlySlowBytesPerSecond, twice in a row, switch to
+//   streaming at once (the slow spells: nothing else copies that slowly), for
+//   kWindowAfterClearlySlow pieces before the cache is re-tried.
+// - Measured, for a one-way stream with a core at each end: a sender whose cached copy-in costs
+//   more than kExploreAbove times the receiver's copy-out per byte is the pipeline's slow stage,
+//   so it tries streaming for a few pieces and keeps it if the slower of the two ends then costs
+//   clearly less (a 2-rank broadcast root outside the slow spells: copy-in 12-14 GB/s, the
+//   broadcast 1.3-1.7x faster streamed). Not where the pair also streams the other way, or ranks
+//   share cores: there each core pays both ends, streaming's cost shows up in everything else's
+//   memory traffic, and the two ends' figures mispredicted (a 2-rank all-gather measured 25%
+//   cheaper streamed by them and ran 1.5x slower; docs/performance.md).
+// Nothing here changes what arrives: the bytes are the same either way, and a streamed piece is
+// fenced before Copy returns.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,47 +39,107 @@ void StreamCopy(void* dst, const void* src, size_t n);
 void StreamFence();
 bool CanStreamCopy();
 
+// Pieces below this are neither timed nor streamed (a clock read costs ~10 ns; a 16 KiB piece
+// takes 0.2-0.5 us cached and 6.5 us at 2.5 GB/s).
+constexpr size_t kTimedRingBytes = 16 << 10;
+
+// In the channel (shared memory): how each part of the ring was last written, and what reading
+// it cost the receiver, by way of writing. Each field has one writer.
+struct RingReadCost {
+  static constexpr int kSegments = 64;
+  // Written by the sender: 1 where segment k (bytes [k, k+1) * capacity / kSegments) was last
+  // written streamed. The receiver charges a fragment by its first byte's segment.
+  std::atomic<uint8_t> streamed[kSegments];
+  // Written by the receiver: CycleNow() ticks spent on, and bytes of, timed fragments, [0] those
+  // written through the cache, [1] streamed. Totals since the channel was created.
+  alignas(64) std::atomic<uint64_t> cycles[2];
+  std::atomic<uint64_t> bytes[2];
+};
+
+// The receiver's part: one timed fragment at ring offset `at` (capacity `cap`).
+void RecordRingRead(RingReadCost* cost, size_t at, size_t cap, size_t bytes, uint64_t cycles);
+
 class RingCopyIn {
  public:
-  // Pieces below this are not timed (a clock read costs ~10 ns; a 16 KiB piece takes 0.2-0.5 us
-  // cached and 6.5 us at 2.5 GB/s) and always go through the cache.
-  static constexpr size_t kTimedBytes = 16 << 10;
-  // Where the line lies, from the timed pieces of 16 MiB reduces, broadcasts and all-gathers at
-  // 2 ranks on the development VM (docs/performance.md, "Two states of the VM"): while stores to
-  // lines the receiver holds are slow, cached pieces run at 2.3-2.7 GB/s; otherwise at 8-27 GB/s
-  // (p1 4.9-9.6: a source read from memory, as a broadcast's is, holds them near 10). 4.5 GB/s
-  // leaves a factor of ~2 to each side. By cost alone streaming would pay from ~9 GB/s down
-  // (streamed, a byte costs the sender 1/28 ns and the receiver, reading it from memory, 1/10 ns;
-  // cached, the receiver reads at ~38 GB/s: break-even at a 9 GB/s copy-in), but a copy-in held
-  // near 10 GB/s by its source would then flip back and forth, and at 9 GB/s the false switches
-  // made the 16 MiB reduce 1.4x slower in the fast state.
-  static constexpr double kStreamBelowBytesPerSecond = 4.5e9;
-  // Consecutive slow cached pieces before streaming (one alone may be a preemption). Then
-  // kStreamedPieces streamed pieces before one cached piece re-tries the cache; a re-try that is
-  // slow again streams at once, for twice as many pieces, up to kMaxStreamedPieces (the slow
-  // spells last seconds: a 128 KiB piece streams in ~5 us, so 1024 pieces are ~5 ms, and each
-  // re-try costs a piece at 2.5 GB/s, ~50 us).
-  static constexpr int kSlowPiecesToStream = 2;
-  static constexpr int kStreamedPieces = 64;
-  static constexpr int kMaxStreamedPieces = 1024;
+  // The clearly-slow rule. The VM's slow spells run cached pieces at 2.3-2.7 GB/s; otherwise they
+  // ran at 8-43 GB/s (docs/performance.md), so 4.5 leaves a factor of ~2 to each side; one slow
+  // piece alone may be a preemption. Such a switch streams kWindowAfterClearlySlow pieces before
+  // re-trying the cache (the spells last seconds; a re-try costs a piece at 2.5 GB/s, ~100 us at
+  // 256 KiB); a re-tried cached piece this slow ends the re-try at once, and the next comes after
+  // twice as many pieces.
+  static constexpr double kClearlySlowBytesPerSecond = 4.5e9;
+  static constexpr int kClearlySlowInARow = 2;
+  static constexpr int kWindowAfterClearlySlow = 64;
 
-  // Copies `n` bytes to `dst` in the ring, the way the recent pieces say is faster.
-  void Copy(void* dst, const void* src, size_t n);
-  // Before the ring's head is published: orders streamed stores before it (no-op otherwise).
-  void FenceIfStreamed();
+  // The measured rule. Streaming is tried only while the cached copy-in costs more than this many
+  // times the receiver's copy-out: streamed pieces cost the receiver 1.5-3x what cached ones do
+  // (it reads them from memory), so below that the slower end could only get slower. Measured on
+  // the development VM outside the slow spells: 2.3-3.3 for a 2-rank broadcast root, 0.5-1.5 for
+  // a reduce's sender.
+  static constexpr double kExploreAbove = 2.0;
+  // Timed pieces per window (between looks): the first, and the most after explorations that
+  // changed nothing. Short at first, because a benchmark's size is over within tens of pieces; at
+  // 128 KiB pieces 1024 are 128 MiB, 10-50 ms of copying, so a losing exploration then costs < 1%.
+  static constexpr int kFirstWindow = 8;
+  static constexpr int kMaxWindow = 1024;
+  // Pieces per exploration, compared by the median of the sender's pieces (one preempted piece
+  // must not decide) with the window's last kExplorePieces.
+  static constexpr int kExplorePieces = 8;
+  // After exploring, how many pieces the sender waits for the receiver to have read half the
+  // explored bytes before it judges without them (and so keeps its way).
+  static constexpr int kMaxJudgePieces = 64;
+  // The other way's slower end must cost less than this fraction of the current one's: per-piece
+  // costs scatter by ~10% on the development VM, and a gain below that is not worth a wrong switch.
+  static constexpr double kSwitchBelow = 0.85;
 
-  // What Copy() decides from: the time a cached piece of `n` bytes took. Public for tests.
-  void ObserveCached(size_t n, double seconds);
-  // Whether the next large piece is streamed; streamed pieces count down to a cached retry.
-  bool NextLargePieceStreams();
-  bool streaming() const { return streamLeft_ > 0; }
+  // `cost`: the channel's record (the receiver fills in its part). `mayExplore`: the measured rule
+  // applies (each end of the pair has a core to itself); otherwise only the clearly-slow one.
+  RingCopyIn(RingReadCost* cost, bool mayExplore) : cost_(cost), mayExplore_(mayExplore) {}
+
+  // Copies `n` bytes to `dst`, which lies at offset `at` of the ring of `cap` bytes. Streamed
+  // stores are fenced before it returns, so the caller may publish the ring's head at once.
+  void Copy(void* dst, size_t at, size_t cap, const void* src, size_t n);
+  // The same connection received a timed fragment of `n` bytes the other way: while it does, the
+  // pair streams both ways and the measured rule stays out.
+  void NoteReceived(size_t n) { receivedBytes_ += n; }
+
+  // What Copy() decides from, public for tests: whether the next timed piece is streamed; the
+  // sender's copy of a timed piece of `n` bytes took `cycles` (CycleNow ticks); the clearly-slow
+  // line in ticks per byte (Copy sets it once the clock is calibrated; 0: unknown).
+  bool NextPieceStreams() const { return exploring_ ? !streamed_ : streamed_; }
+  void ObservePiece(size_t n, uint64_t cycles);
+  void SetClearlySlow(double ticksPerByte) { clearlySlowPerByte_ = ticksPerByte; }
+  bool streaming() const { return streamed_; }  // the way it keeps to (not an exploration)
+  int window() const { return window_; }
 
  private:
-  int slowPieces_ = 0;
-  int streamLeft_ = 0;
-  int window_ = kStreamedPieces;  // streamed pieces before the next re-try
-  bool retrying_ = false;         // the next timed piece is a re-try after streaming
-  bool unfenced_ = false;
+  struct ReceiverTotals {
+    uint64_t cycles[2], bytes[2];
+  };
+  ReceiverTotals ReadReceiver() const;
+  void StartWindow(int window);
+  bool WorthExploring();
+  void Judge(bool final);
+
+  RingReadCost* cost_;
+  bool mayExplore_;
+  bool streamed_ = false;   // the way it keeps to
+  bool exploring_ = false;  // the current pieces go the other way
+  bool judging_ = false;    // explored; waiting for the receiver's figures
+  bool measured_ = false;   // the measured rule applied in the last window (WorthExploring)
+  int window_ = kFirstWindow;
+  int left_ = kFirstWindow;  // pieces until the next look
+  int judgeLeft_ = 0;
+  int slowInARow_ = 0;
+  double clearlySlowPerByte_ = 0;  // 0: not known yet
+  // Per-piece sender costs (ticks per byte): the window's last kExplorePieces, and the
+  // exploration's.
+  double kept_[kExplorePieces] = {};
+  double explored_[kExplorePieces] = {};
+  int keptCount_ = 0, exploredCount_ = 0;
+  uint64_t sentBytes_ = 0, exploredBytes_ = 0, receivedBytes_ = 0;
+  uint64_t windowSent_ = 0, windowReceived_ = 0;  // at the window's start
+  ReceiverTotals windowStart_{}, exploreStart_{};
 };
 
 }  // namespace tccl

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "transports/shm/ll_ring.h"
+#include "transports/shm/ring_copy_in.h"
 
 namespace tccl {
 
@@ -18,6 +19,7 @@ struct ShmChannel {
   alignas(64) std::atomic<uint64_t> tail;  // bytes consumed by the receiver
   alignas(64) std::atomic<uint64_t> copied;  // single-copy messages the receiver has read (single_copy.h)
   LLRing ll;                               // small messages (ll_ring.h)
+  alignas(64) RingReadCost readCost;       // how the byte ring was written, what reading it cost (ring_copy_in.h)
   alignas(64) unsigned char data[1];       // ring bytes follow (capacity set by the segment)
 
   static size_t BytesFor(size_t capacity) { return sizeof(ShmChannel) + ((capacity + 63) & ~size_t(63)); }

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "core/cycle_clock.h"
 #include "core/log.h"
 #include "core/race_annotations.h"
 #include "transports/shm/ring_copy_in.h"
@@ -27,8 +28,16 @@ static_assert(kHeaderBytes % 64 == 0, "doorbells stay cache-line aligned");
 class ShmConnection : public Connection {
  public:
   ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, Doorbell* peerBell, const SingleCopyConfig* sc,
-                int peer)
-      : out_(out), in_(in), cap_(cap), peerBell_(peerBell), sc_(sc), peer_(peer), llOut_(out->ll), llIn_(in->ll) {
+                int peer, bool eachRankHasACore)
+      : out_(out),
+        in_(in),
+        cap_(cap),
+        peerBell_(peerBell),
+        sc_(sc),
+        peer_(peer),
+        copyIn_(&out->readCost, eachRankHasACore),
+        llOut_(out->ll),
+        llIn_(in->ll) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
     copiesSent_ = out_->copied.load(std::memory_order_relaxed);
@@ -109,10 +118,18 @@ class ShmConnection : public Connection {
       n -= n % sink.granularity;
       if (n == 0) break;
       const unsigned char* frag = in_->data + at;
+      // Larger fragments are timed for the sender's choice of how to write them, and counted for
+      // this end's own sender: the pair then streams both ways (ring_copy_in.h).
+      const uint64_t t0 = n >= kTimedRingBytes ? CycleNow() : 0;
       if (sink.direct)
         memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       else
         sink.consume(sink.ctx, frag, done + got, n);
+      if (t0) {
+        const uint64_t t1 = CycleNow();
+        RecordRingRead(&in_->readCost, at, cap_, n, t1 > t0 ? t1 - t0 : 0);
+        copyIn_.NoteReceived(n);
+      }
       recvTail_ += n;
       got += n;
     }
@@ -123,14 +140,13 @@ class ShmConnection : public Connection {
     *delivered = got;
   }
 
-  // Through the cache, or streamed while that is slow (ring_copy_in.h); streamed stores are fenced
-  // here, so they are visible before the head that the caller publishes next.
+  // Through the cache or streamed (ring_copy_in.h); streamed stores are fenced within Copy, so they
+  // are visible before the head that the caller publishes next.
   void WriteRing(uint64_t pos, const void* src, size_t n) {
     const unsigned char* s = static_cast<const unsigned char*>(src);
     size_t at = pos % cap_, first = std::min(n, cap_ - at);
-    copyIn_.Copy(out_->data + at, s, first);
-    if (n > first) copyIn_.Copy(out_->data, s + first, n - first);
-    copyIn_.FenceIfStreamed();
+    copyIn_.Copy(out_->data + at, at, cap_, s, first);
+    if (n > first) copyIn_.Copy(out_->data, 0, cap_, s + first, n - first);
   }
 
   void ReadRing(uint64_t pos, void* dst, size_t n) const {
@@ -339,7 +355,7 @@ unsigned char* ShmHost::ChannelBase(int from, int to) const {
   return chans + (from * L + to) * ShmChannel::BytesFor(ringBytes_);
 }
 
-std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
+std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank, bool eachRankHasACore) {
   int p = IndexOf(peerRank);
   auto* out = reinterpret_cast<ShmChannel*>(ChannelBase(meIndex_, p));
   auto* in = reinterpret_cast<ShmChannel*>(ChannelBase(p, meIndex_));
@@ -354,7 +370,7 @@ std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank) {
   const volatile unsigned char* inBytes = in->data;  // volatile: each read happens
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   for (size_t off = 0; off < ringBytes_; off += page) (void)inBytes[off];
-  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), &singleCopy_, p);
+  return std::make_unique<ShmConnection>(out, in, ringBytes_, DoorbellOf(p), &singleCopy_, p, eachRankHasACore);
 }
 
 }  // namespace tccl

@@ -29,7 +29,9 @@ class ShmHost {
                       size_t ringBytes, size_t singleCopyBytes, const Registrations* registered,
                       std::shared_ptr<ShmHost>* out);
 
-  std::unique_ptr<Connection> ConnectionTo(int peerRank);
+  // eachRankHasACore: the host's ranks are no more than its usable cores (the sender's choice of
+  // how to copy into the ring may then weigh the two ends as concurrent stages, ring_copy_in.h).
+  std::unique_ptr<Connection> ConnectionTo(int peerRank, bool eachRankHasACore);
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
