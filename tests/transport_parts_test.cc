@@ -270,6 +270,7 @@ TEST(RingCopyIn, ClearlySlowPiecesStreamAtOnce) {
   p.Drive({1.0, 0.1, 0.1, 0.2}, 1, true, true);
   EXPECT_TRUE(p.sender.streaming());
   EXPECT_EQ(p.sender.window(), RingCopyIn::kWindowAfterClearlySlow);
+  EXPECT_NE(std::string(p.sender.reason()).find("clearly slow"), std::string::npos);  // for the log
   int window = RingCopyIn::kWindowAfterClearlySlow;
   for (int retry = 0; retry < 6; ++retry) {
     EXPECT_EQ(p.Drive({1.0, 0.1, 0.1, 0.2}, window, true, true), window) << retry;

@@ -104,6 +104,7 @@ void RingCopyIn::ObservePiece(size_t n, uint64_t cycles) {
     }
     if (streamed_ && !measured_) {
       streamed_ = false;
+      reason_ = "a re-try of the cache was not clearly slow";
       StartWindow(kFirstWindow);
       return;
     }
@@ -121,6 +122,7 @@ void RingCopyIn::ObservePiece(size_t n, uint64_t cycles) {
     slowInARow_ = clearlySlow ? slowInARow_ + 1 : 0;
     if (slowInARow_ >= kClearlySlowInARow) {
       streamed_ = true;
+      reason_ = "cached pieces clearly slow (below 4.5 GB/s) twice in a row";
       StartWindow(kWindowAfterClearlySlow);
       return;
     }
@@ -173,6 +175,7 @@ void RingCopyIn::Judge(bool final) {
   }
   if (switchWay) {
     streamed_ = !streamed_;
+    reason_ = "measured: the slower end costs less this way";
     StartWindow(kFirstWindow);
   } else {
     StartWindow(std::min(2 * window_, kMaxWindow));

@@ -110,6 +110,7 @@ class RingCopyIn {
   void ObservePiece(size_t n, uint64_t cycles);
   void SetClearlySlow(double ticksPerByte) { clearlySlowPerByte_ = ticksPerByte; }
   bool streaming() const { return streamed_; }  // the way it keeps to (not an exploration)
+  const char* reason() const { return reason_; }  // why it last changed way (for the log)
   int window() const { return window_; }
 
  private:
@@ -127,6 +128,7 @@ class RingCopyIn {
   bool exploring_ = false;  // the current pieces go the other way
   bool judging_ = false;    // explored; waiting for the receiver's figures
   bool measured_ = false;   // the measured rule applied in the last window (WorthExploring)
+  const char* reason_ = "";
   int window_ = kFirstWindow;
   int left_ = kFirstWindow;  // pieces until the next look
   int judgeLeft_ = 0;

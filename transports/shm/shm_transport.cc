@@ -142,11 +142,16 @@ class ShmConnection : public Connection {
 
   // Through the cache or streamed (ring_copy_in.h); streamed stores are fenced within Copy, so they
   // are visible before the head that the caller publishes next.
+  // A change of way is logged (TCCL_DEBUG=INFO TCCL_DEBUG_SUBSYS=SHM): rare, a window apart.
   void WriteRing(uint64_t pos, const void* src, size_t n) {
     const unsigned char* s = static_cast<const unsigned char*>(src);
     size_t at = pos % cap_, first = std::min(n, cap_ - at);
+    const bool streamed = copyIn_.streaming();
     copyIn_.Copy(out_->data + at, at, cap_, s, first);
     if (n > first) copyIn_.Copy(out_->data, 0, cap_, s + first, n - first);
+    if (copyIn_.streaming() != streamed)
+      TCCL_INFO(kLogShm, "to local peer %d: ring copy-in now %s (%s)", peer_,
+                copyIn_.streaming() ? "streamed" : "through the cache", copyIn_.reason());
   }
 
   void ReadRing(uint64_t pos, void* dst, size_t n) const {
