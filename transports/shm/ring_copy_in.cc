@@ -70,8 +70,13 @@ void RecordRingRead(RingReadCost* cost, size_t at, size_t cap, size_t bytes, uin
   cost->bytes[way].store(cost->bytes[way].load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
 }
 
+double RingCopyIn::KeptMedian() { return Median(kept_, std::min(keptCount_, kExplorePieces)); }
+
+// Only the measured rule uses the receiver's figures; without it they are not read (a line the
+// receiver keeps writing).
 RingCopyIn::ReceiverTotals RingCopyIn::ReadReceiver() const {
-  ReceiverTotals t;
+  ReceiverTotals t{};
+  if (!mayExplore_) return t;
   for (int w = 0; w < 2; ++w) {
     t.cycles[w] = cost_->cycles[w].load(std::memory_order_relaxed);
     t.bytes[w] = cost_->bytes[w].load(std::memory_order_relaxed);
@@ -153,7 +158,7 @@ bool RingCopyIn::WorthExploring() {
   const uint64_t read = exploreStart_.bytes[0] - windowStart_.bytes[0];
   if (read == 0 || keptCount_ == 0) return false;
   const double receiver = (double)(exploreStart_.cycles[0] - windowStart_.cycles[0]) / read;
-  return Median(kept_, std::min(keptCount_, kExplorePieces)) > kExploreAbove * receiver;
+  return KeptMedian() > kExploreAbove * receiver;
 }
 
 // One way against the other by the slower of the two ends per byte (a one-way pipeline runs at
@@ -169,7 +174,7 @@ void RingCopyIn::Judge(bool final) {
   if (readX > 0 && readK > 0 && keptCount_ > 0) {
     const double costX = std::max(Median(explored_, exploredCount_),
                                   (double)(now.cycles[x] - exploreStart_.cycles[x]) / readX);
-    const double costK = std::max(Median(kept_, std::min(keptCount_, kExplorePieces)),
+    const double costK = std::max(KeptMedian(),
                                   (double)(exploreStart_.cycles[k] - windowStart_.cycles[k]) / readK);
     switchWay = costX < kSwitchBelow * costK;
   }
@@ -195,11 +200,12 @@ void RingCopyIn::Copy(void* dst, size_t at, size_t cap, const void* src, size_t 
   }
   const bool stream = NextPieceStreams();
   // Mark the segments this piece covers for the receiver (a store only where the way changed:
-  // the receiver reads this line for every timed fragment).
+  // the receiver reads this line for every timed fragment); only the measured rule needs them.
   const uint8_t mark = stream ? 1 : 0;
-  for (int s = SegmentOf(at, cap), last = SegmentOf(at + n - 1, cap); s <= last; ++s)
-    if (cost_->streamed[s].load(std::memory_order_relaxed) != mark)
-      cost_->streamed[s].store(mark, std::memory_order_relaxed);
+  if (mayExplore_)
+    for (int s = SegmentOf(at, cap), last = SegmentOf(at + n - 1, cap); s <= last; ++s)
+      if (cost_->streamed[s].load(std::memory_order_relaxed) != mark)
+        cost_->streamed[s].store(mark, std::memory_order_relaxed);
   const uint64_t t0 = CycleNow();
   if (stream) {
     // Fenced inside the timed span: the fence waits for the streamed lines to drain, part of what

@@ -110,6 +110,7 @@ class RingCopyIn {
   void ObservePiece(size_t n, uint64_t cycles);
   void SetClearlySlow(double ticksPerByte) { clearlySlowPerByte_ = ticksPerByte; }
   bool streaming() const { return streamed_; }  // the way it keeps to (not an exploration)
+  bool measures() const { return mayExplore_; }  // the measured rule may apply
   const char* reason() const { return reason_; }  // why it last changed way (for the log)
   int window() const { return window_; }
 
@@ -118,6 +119,7 @@ class RingCopyIn {
     uint64_t cycles[2], bytes[2];
   };
   ReceiverTotals ReadReceiver() const;
+  double KeptMedian();
   void StartWindow(int window);
   bool WorthExploring();
   void Judge(bool final);

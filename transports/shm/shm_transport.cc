@@ -119,8 +119,9 @@ class ShmConnection : public Connection {
       if (n == 0) break;
       const unsigned char* frag = in_->data + at;
       // Larger fragments are timed for the sender's choice of how to write them, and counted for
-      // this end's own sender: the pair then streams both ways (ring_copy_in.h).
-      const uint64_t t0 = n >= kTimedRingBytes ? CycleNow() : 0;
+      // this end's own sender: the pair then streams both ways (ring_copy_in.h). Only where the
+      // measured rule applies, which is alike at both ends (it depends on the host's ranks and cores).
+      const uint64_t t0 = n >= kTimedRingBytes && copyIn_.measures() ? CycleNow() : 0;
       if (sink.direct)
         memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       else
@@ -141,8 +142,8 @@ class ShmConnection : public Connection {
   }
 
   // Through the cache or streamed (ring_copy_in.h); streamed stores are fenced within Copy, so they
-  // are visible before the head that the caller publishes next.
-  // A change of way is logged (TCCL_DEBUG=INFO TCCL_DEBUG_SUBSYS=SHM): rare, a window apart.
+  // are visible before the head that the caller publishes next. A change of way is logged
+  // (TCCL_DEBUG=INFO TCCL_DEBUG_SUBSYS=SHM): rare, a window apart.
   void WriteRing(uint64_t pos, const void* src, size_t n) {
     const unsigned char* s = static_cast<const unsigned char*>(src);
     size_t at = pos % cap_, first = std::min(n, cap_ - at);
