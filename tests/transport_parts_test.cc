@@ -286,6 +286,34 @@ TEST(RingCopyIn, ClearlySlowPiecesStreamAtOnce) {
   EXPECT_EQ(p.Drive({0.1, 0.1, 0.1, 0.2}, 5000, true, true), 0);
 }
 
+// Cached pieces that straddle the clearly-slow line for want of memory bandwidth, not for the
+// VM's store penalty (a 64 MiB broadcast root at 4 and 8 ranks on 16 cores, 2026-11-25): the
+// clearly-slow rule streams, the measured rule finds the cache cheaper and goes back. Each time
+// the measured rule overrules it, the clearly-slow rule waits twice as long before it may fire
+// again, so the two do not take turns for ever (on the Xeon: 11 changes of way in one run).
+TEST(RingCopyIn, ClearlySlowRuleOverruledByMeasurementWaitsLonger) {
+  Pair p;
+  p.sender.SetClearlySlow(0.5);
+  const size_t n = 128 << 10;
+  const double cachedSender[4] = {0.4, 0.6, 0.6, 0.4};  // around the line; two slow in a row
+  int streamed = 0, changes = 0;
+  bool was = false;
+  const int pieces = 40000;
+  for (int i = 0; i < pieces; ++i) {
+    const bool s = p.sender.NextPieceStreams();
+    streamed += s;
+    p.sender.ObservePiece(n, (uint64_t)((s ? 0.3 : cachedSender[i % 4]) * n));
+    p.cost.cycles[s] += (uint64_t)((s ? 0.9 : 0.45) * n);  // streamed: the receiver reads memory
+    p.cost.bytes[s] += n;
+    changes += p.sender.streaming() != was;
+    was = p.sender.streaming();
+  }
+  // Without the wait: 86% of the pieces streamed and 1053 changes. With it, a cycle is at most
+  // kMaxWindow quiet cached pieces, two slow ones and a streamed window: ~6% streamed.
+  EXPECT_LT(streamed, pieces / 10);
+  EXPECT_LT(changes, pieces / 400);
+}
+
 // Medians: one preempted piece in every 40 (1000x its cost) does not make the sender switch,
 // whichever way it keeps.
 TEST(RingCopyIn, OnePreemptedPieceDoesNotDecide) {

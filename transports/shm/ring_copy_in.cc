@@ -108,7 +108,7 @@ void RingCopyIn::ObservePiece(size_t n, uint64_t cycles) {
       return;
     }
     if (streamed_ && !measured_) {
-      streamed_ = false;
+      streamed_ = streamedBySlowRule_ = false;
       reason_ = "a re-try of the cache was not clearly slow";
       StartWindow(kFirstWindow);
       return;
@@ -123,10 +123,12 @@ void RingCopyIn::ObservePiece(size_t n, uint64_t cycles) {
     return;
   }
   kept_[keptCount_++ % kExplorePieces] = perByte;
-  if (!streamed_) {
+  if (!streamed_ && slowRuleQuiet_ > 0) {
+    --slowRuleQuiet_;
+  } else if (!streamed_) {
     slowInARow_ = clearlySlow ? slowInARow_ + 1 : 0;
     if (slowInARow_ >= kClearlySlowInARow) {
-      streamed_ = true;
+      streamed_ = streamedBySlowRule_ = true;
       reason_ = "cached pieces clearly slow (below 4.5 GB/s) twice in a row";
       StartWindow(kWindowAfterClearlySlow);
       return;
@@ -181,6 +183,11 @@ void RingCopyIn::Judge(bool final) {
   if (switchWay) {
     streamed_ = !streamed_;
     reason_ = "measured: the slower end costs less this way";
+    if (!streamed_ && streamedBySlowRule_) {
+      slowRuleQuiet_ = nextSlowRuleQuiet_;
+      nextSlowRuleQuiet_ = std::min(2 * nextSlowRuleQuiet_, kMaxWindow);
+    }
+    streamedBySlowRule_ = false;
     StartWindow(kFirstWindow);
   } else {
     StartWindow(std::min(2 * window_, kMaxWindow));

@@ -70,6 +70,12 @@ class RingCopyIn {
   static constexpr double kClearlySlowBytesPerSecond = 4.5e9;
   static constexpr int kClearlySlowInARow = 2;
   static constexpr int kWindowAfterClearlySlow = 64;
+  // Where the measured rule applies it can overrule a clearly-slow switch: cached pieces can be
+  // that slow for other reasons (at 4 and 8 ranks on 16 cores, a 64 MiB broadcast root's copy-in
+  // shares the memory bandwidth), and then streaming does not help. After each such overruling
+  // the clearly-slow rule stays quiet for twice as many pieces as the last time (from
+  // kWindowAfterClearlySlow up to kMaxWindow): without that the two rules took turns, a switch
+  // every ~70 pieces. The measured rule still looks at its own windows meanwhile.
 
   // The measured rule. Streaming is tried only while the cached copy-in costs more than this many
   // times the receiver's copy-out: streamed pieces cost the receiver 1.5-3x what cached ones do
@@ -135,6 +141,9 @@ class RingCopyIn {
   int left_ = kFirstWindow;  // pieces until the next look
   int judgeLeft_ = 0;
   int slowInARow_ = 0;
+  bool streamedBySlowRule_ = false;  // the current streaming began with the clearly-slow rule
+  int slowRuleQuiet_ = 0;            // cached pieces before the clearly-slow rule may fire again
+  int nextSlowRuleQuiet_ = kWindowAfterClearlySlow;
   double clearlySlowPerByte_ = 0;  // 0: not known yet
   // Per-piece sender costs (ticks per byte): the window's last kExplorePieces, and the
   // exploration's.
