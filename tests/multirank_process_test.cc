@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "config/params.h"
+#include "comm/communicator.h"
+#include "exec/waiter.h"
+#include "topology/cache_size.h"
 #include "algorithms/registry.h"
 #include "tests/support/forced_algorithm.h"
 #include "tests/support/scoped_env.h"
@@ -124,6 +127,35 @@ TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
 
 TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
   SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma);
+}
+
+// Where tccl::AllToAllByCma holds (ranks sharing cores, the pairs' rings larger than the
+// last-level cache: 7 or more ranks on the 2-core development VM), an out-of-place all-to-all of
+// plain buffers offers its send buffer for CMA reads (Communicator::RunCollective): blocks from
+// the single-copy threshold on are read by the receiver in one copy. Elsewhere they go through
+// the rings. Correct either way.
+TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  const size_t count = (256 << 10) / sizeof(float) + 1000;  // a block above 256 KiB
+  std::vector<float> send(count * n), recv(count * n, -1.0f);
+  // Block j of rank r holds r * 1000 + j + i / 4 at element i: exact in float, distinct per block.
+  for (int j = 0; j < n; ++j)
+    for (size_t i = 0; i < count; ++i) send[j * count + i] = (float)(rank * 1000 + j) + (float)i * 0.25f;
+  const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Cma);
+  for (int rep = 0; rep < 2; ++rep)
+    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), recv.data(), count, tcclFloat32, comm_, nullptr))
+        << tcclGetLastError(comm_);
+  size_t wrong = 0;
+  for (int j = 0; j < n; ++j)
+    for (size_t i = 0; i < count; ++i) wrong += recv[j * count + i] != (float)(j * 1000 + rank) + (float)i * 0.25f;
+  EXPECT_EQ(wrong, 0u) << "rank " << rank;
+  const bool byCma = tccl::AllToAllByCma(n, n > tccl::UsableCores(), (size_t)tccl::ParamInt("SHM_RING_BYTES"),
+                                         tccl::LastLevelCacheBytes());
+  EXPECT_EQ(tccl::SingleCopyMessages(tccl::CopyMode::Cma) > before, byCma)
+      << "rank " << rank << " of " << n << " on " << tccl::UsableCores() << " cores, last-level cache "
+      << tccl::LastLevelCacheBytes() << " B";
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If

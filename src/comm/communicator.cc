@@ -14,6 +14,7 @@
 #include "core/log.h"
 #include "kernels/host/dtype.h"
 #include "memory/shared_memory.h"
+#include "topology/cache_size.h"
 #include "topology/host_id.h"
 #include "transports/tcp/tcp_transport.h"
 
@@ -51,6 +52,10 @@ std::string Hex(uint64_t v) {
 }
 
 }  // namespace
+
+bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, size_t cacheBytes) {
+  return ranksShareCores && cacheBytes > 0 && localRanks > 1 && localRanks * (localRanks - 1) * ringBytes > cacheBytes;
+}
 
 Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
   CommSettings s;
@@ -182,6 +187,9 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
 
   const int cores = UsableCores();
   const bool oversubscribed = (int)sameHost.size() > cores;
+  allToAllByCma_ = shm_ && shm_->SingleCopy().minBytes > 0 &&
+                   AllToAllByCma(sameHost.size(), oversubscribed, (size_t)ParamInt("SHM_RING_BYTES"),
+                                 LastLevelCacheBytes());
   conns_.resize(nranks_);
   for (int r : local)
     if (r != rank_) conns_[r] = shm_->ConnectionTo(r, /*eachRankHasACore=*/!oversubscribed);
@@ -467,6 +475,13 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   collBufs_[kSendBuf] = const_cast<void*>(send);
   collBufs_[kRecvBuf] = recv;
   collBufs_[kScratchBuf] = nullptr;
+  // Where AllToAllByCma holds, an out-of-place all-to-all offers its send buffer for this call as
+  // if registered: its large blocks are read by the receiver with CMA. Only the transport changes:
+  // the algorithm was chosen above as for plain buffers, and each message's header says how to
+  // read it, so ranks need not agree on this.
+  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && send != recv &&
+                          a.count * a.elemSize >= shm_->SingleCopy().minBytes;
+  ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr, send, a.count * a.elemSize * nranks_);
   return Execute(s, plan->kernels, collBufs_, tag, e, describe);
 }
 

@@ -30,4 +30,22 @@ class Registrations {
   uint64_t next_ = 1;
 };
 
+// A registration for one scope (a call that offers its buffer to peers like a registered one);
+// nothing when `r` is null or the range is rejected.
+class ScopedRegistration {
+ public:
+  ScopedRegistration(Registrations* r, const void* buff, size_t size) {
+    if (r && r->Add(const_cast<void*>(buff), size, &handle_).ok()) r_ = r;
+  }
+  ~ScopedRegistration() {
+    if (r_) r_->Remove(handle_);
+  }
+  ScopedRegistration(const ScopedRegistration&) = delete;
+  ScopedRegistration& operator=(const ScopedRegistration&) = delete;
+
+ private:
+  Registrations* r_ = nullptr;
+  void* handle_ = nullptr;
+};
+
 }  // namespace tccl
