@@ -2,25 +2,14 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "topology/read_first_line.h"
 
 namespace tccl {
 
 namespace {
-
-std::string ReadLine(const std::string& path) {
-  FILE* f = fopen(path.c_str(), "r");
-  if (!f) return "";
-  char buf[64] = {};
-  const bool ok = fgets(buf, sizeof(buf), f) != nullptr;
-  fclose(f);
-  if (!ok) return "";
-  buf[strcspn(buf, "\n")] = 0;
-  return buf;
-}
 
 // "32768K", "32M" or a plain byte count.
 size_t ParseSize(const std::string& s) {
@@ -38,11 +27,11 @@ size_t Read() {
   size_t best = 0;
   for (int i = 0; i < 16; ++i) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    const std::string level = ReadLine(dir + "level");
+    const std::string level = ReadFirstLine(dir + "level");
     if (level.empty()) break;
-    if (ReadLine(dir + "type") == "Instruction") continue;
+    if (ReadFirstLine(dir + "type") == "Instruction") continue;
     const int l = atoi(level.c_str());
-    const size_t bytes = ParseSize(ReadLine(dir + "size"));
+    const size_t bytes = ParseSize(ReadFirstLine(dir + "size"));
     if (l > bestLevel && bytes > 0) {
       bestLevel = l;
       best = bytes;

@@ -3,18 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
 
 #include "config/params.h"
+#include "topology/read_first_line.h"
 
 namespace tccl {
-
-static std::string ReadFirstLine(const char* path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
 
 std::string HostName() {
   char h[256] = {0};

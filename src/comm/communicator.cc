@@ -188,8 +188,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   const int cores = UsableCores();
   const bool oversubscribed = (int)sameHost.size() > cores;
   allToAllByCma_ = shm_ && shm_->SingleCopy().minBytes > 0 &&
-                   AllToAllByCma(sameHost.size(), oversubscribed, (size_t)ParamInt("SHM_RING_BYTES"),
-                                 LastLevelCacheBytes());
+                   AllToAllByCma(sameHost.size(), oversubscribed, shm_->RingBytes(), LastLevelCacheBytes());
   conns_.resize(nranks_);
   for (int r : local)
     if (r != rank_) conns_[r] = shm_->ConnectionTo(r, /*eachRankHasACore=*/!oversubscribed);

@@ -133,7 +133,7 @@ class Communicator {
   std::shared_ptr<ShmHost> shm_;
   bool allLocal_ = false;  // every rank is on this host (and shared memory is on)
   // An all-to-all's send buffer is offered to same-host peers for CMA reads during the call
-  // (RunCollective): set where this host's ranks share cores.
+  // (RunCollective): set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;

@@ -123,15 +123,17 @@ void RingCopyIn::ObservePiece(size_t n, uint64_t cycles) {
     return;
   }
   kept_[keptCount_++ % kExplorePieces] = perByte;
-  if (!streamed_ && slowRuleQuiet_ > 0) {
-    --slowRuleQuiet_;
-  } else if (!streamed_) {
-    slowInARow_ = clearlySlow ? slowInARow_ + 1 : 0;
-    if (slowInARow_ >= kClearlySlowInARow) {
-      streamed_ = streamedBySlowRule_ = true;
-      reason_ = "cached pieces clearly slow (below 4.5 GB/s) twice in a row";
-      StartWindow(kWindowAfterClearlySlow);
-      return;
+  if (!streamed_) {
+    if (slowRuleQuiet_ > 0) {
+      --slowRuleQuiet_;
+    } else {
+      slowInARow_ = clearlySlow ? slowInARow_ + 1 : 0;
+      if (slowInARow_ >= kClearlySlowInARow) {
+        streamed_ = streamedBySlowRule_ = true;
+        reason_ = "cached pieces clearly slow (below 4.5 GB/s) twice in a row";
+        StartWindow(kWindowAfterClearlySlow);
+        return;
+      }
     }
   }
   if (judging_) {

@@ -34,6 +34,7 @@ class ShmHost {
   std::unique_ptr<Connection> ConnectionTo(int peerRank, bool eachRankHasACore);
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
+  size_t RingBytes() const { return ringBytes_; }  // each directed channel's byte ring
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
 
   // The failure record (SPEC section 5): the first local rank whose operation fails (or that is
