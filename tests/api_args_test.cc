@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/scoped_env.h"
 #include "tccl/tccl.h"
 
 namespace {
@@ -346,6 +347,13 @@ TEST(Api, InitArguments) {
   EXPECT_REJECTED(tcclCommInitAll(&c, 2, badDevices), tcclInvalidArgument, "devlist[1]");
   EXPECT_REJECTED(tcclGetUniqueId(nullptr), tcclInvalidArgument, "NULL");
   EXPECT_REJECTED(tcclGroupEnd(), tcclInvalidUsage, "without a matching");
+}
+
+// A parameter out of its range fails the communicator's creation with its name and value.
+TEST(Api, RingRestartOutOfRangeIsAClearError) {
+  tccl_test::ScopedEnv restart("TCCL_SHM_RING_RESTART", "2");
+  tcclComm_t c[2] = {nullptr, nullptr};
+  EXPECT_REJECTED(tcclCommInitAll(c, 2, nullptr), tcclInvalidArgument, "TCCL_SHM_RING_RESTART=2");
 }
 
 TEST(Api, ErrorStringsAndVersion) {

@@ -9,6 +9,7 @@
 #include "algorithms/registry.h"
 #include "config/params.h"
 #include "topology/host_id.h"
+#include "transports/shm/shm_transport.h"
 #include "transports/shm/single_copy.h"
 #include "tests/support/forced_algorithm.h"
 #include "tests/support/scoped_env.h"
@@ -111,6 +112,26 @@ TEST_P(ThreadRanks, TinySlicesAndRings) {
   // call, and messages that wrap around the 4 KiB ring.
   opt.quickLargeCount = 10007;
   RunOnThreads(GetParam(), opt);
+}
+
+// Messages of a few KiB through 16 KiB rings, restarts on: a message that finds its ring empty
+// starts over at the ring's start (transports/shm/shm_channel.h) where it fits before the last
+// message's start; the others go on after the last message. Both ends must agree on every
+// message's place.
+TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
+  ScopedEnv ring("TCCL_SHM_RING_BYTES", "16384");
+  ScopedEnv restart("TCCL_SHM_RING_RESTART", "1");
+  ScopedEnv noSingleCopy("TCCL_SHM_SINGLE_COPY_BYTES", "0");
+  const uint64_t before = tccl::RingRestarts();
+  SweepOptions opt;
+  opt.types = {tcclFloat32, tcclFloat64, tcclInt8, tcclBfloat16};
+  opt.counts = {1, 1009, 3001};
+  opt.largeCounts = {20011};
+  opt.quickLargeCount = 20011;
+  RunOnThreads(GetParam(), opt);
+  if (GetParam() > 1) {
+    EXPECT_GT(tccl::RingRestarts(), before);
+  }
 }
 
 // Single copy between threads (transports/shm/single_copy.h): with the threshold just above the

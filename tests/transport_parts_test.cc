@@ -23,6 +23,7 @@
 #include "exec/op_tag.h"
 #include "transports/shm/ll_ring.h"
 #include "transports/shm/ring_copy_in.h"
+#include "transports/shm/shm_transport.h"
 #include "tests/support/flight_dump.h"
 
 namespace tccl {
@@ -43,6 +44,15 @@ TEST(AllToAllByCma, WhereTheRingsOutgrowTheCacheAndRanksShareCores) {
   EXPECT_FALSE(tccl::AllToAllByCma(8, true, MiB, 0));           // cache size unknown
   EXPECT_FALSE(tccl::AllToAllByCma(8, true, MiB / 4, 32 * MiB)); // smaller rings fit
   EXPECT_TRUE(tccl::AllToAllByCma(4, true, 4 * MiB, 32 * MiB));  // larger ones do not
+}
+
+TEST(RingsOutgrowTheCache, CountsEveryRingAgainstAQuarterOfTheCache) {
+  const size_t MiB = 1 << 20;
+  EXPECT_TRUE(tccl::RingsOutgrowTheCache(56, MiB, 32 * MiB));  // 8 ranks, each sending to 7
+  EXPECT_TRUE(tccl::RingsOutgrowTheCache(12, MiB, 32 * MiB));  // 4 ranks, each sending to 3
+  EXPECT_FALSE(tccl::RingsOutgrowTheCache(8, MiB, 32 * MiB));
+  EXPECT_FALSE(tccl::RingsOutgrowTheCache(7, MiB, 32 * MiB));  // an 8-rank broadcast
+  EXPECT_FALSE(tccl::RingsOutgrowTheCache(56, MiB, 0));        // cache unknown
 }
 
 TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {

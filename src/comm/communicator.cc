@@ -152,7 +152,8 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   // host maps the host's segment even when TCCL_SHM_DISABLE sends their data over TCP: its
   // failure record tells them of each other's failures (then with minimal rings).
   const bool shmOff = ParamBool("SHM_DISABLE");
-  std::vector<int> sameHost, local, remote;
+  std::vector<int>& sameHost = sameHost_;
+  std::vector<int> local, remote;
   for (int r = 0; r < nranks_; ++r) {
     if (peers_[r].hostId == me.hostId) sameHost.push_back(r);
     bool shmPeer = peers_[r].hostId == me.hostId && (!shmOff || r == rank_);
@@ -167,9 +168,16 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   }
   const int64_t singleCopy = ParamInt("SHM_SINGLE_COPY_BYTES");
   if (singleCopy < 0) return InvalidArgument("TCCL_SHM_SINGLE_COPY_BYTES=%lld is negative", (long long)singleCopy);
+  const int64_t restart = ParamInt("SHM_RING_RESTART");
+  if (restart < -1 || restart > 1)
+    return InvalidArgument("TCCL_SHM_RING_RESTART=%lld: -1 (automatic), 0 (never) or 1 (always)", (long long)restart);
   TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, localPids, localSameProcess, rank_,
                                       shmOff ? 0 : (size_t)ParamInt("SHM_RING_BYTES"),
-                                      shmOff ? 0 : (size_t)singleCopy, registrations_.get(), &shm_));
+                                      shmOff ? 0 : (size_t)singleCopy, registrations_.get(),
+                                      restart < 0    ? RingRestart::Auto
+                                      : restart == 0 ? RingRestart::Never
+                                                     : RingRestart::Always,
+                                      &shm_));
   allLocal_ = remote.empty();
   if (allLocal_) cost_.singleCopyBytes = shm_->SingleCopy().minBytes;
   if (allLocal_ && shm_->SingleCopy().everyoneMaps) sharedScratchBytes_ = shm_->SingleCopy().minBytes;
@@ -361,6 +369,24 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
       if (o.peer >= 0 && o.peer != rank_) entry->AddPeer(o.peer);
 }
 
+size_t Communicator::LocalRingsWritten(const AlgorithmInfo& alg, CollArgs a) const {
+  size_t rings = 0;
+  std::vector<bool> seen(nranks_);
+  for (int r : sameHost_) {
+    a.rank = r;
+    const Schedule s = alg.generate(a);
+    std::fill(seen.begin(), seen.end(), false);
+    for (const Step& step : s.steps)
+      for (const Op& o : step.ops)
+        if (o.kind == OpKind::Send && o.peer >= 0 && o.peer != r && !seen[o.peer] &&
+            peers_[o.peer].hostId == peers_[r].hostId) {
+          seen[o.peer] = true;
+          ++rings;
+        }
+  }
+  return rings;
+}
+
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                              const FlightEntry& entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
@@ -448,8 +474,16 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     r.count = a.count;
     r.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
     AddSchedulePeers(fresh.schedule, &r);
+    if (shm_) {
+      const size_t rings = LocalRingsWritten(*fresh.alg, a);
+      fresh.ringRestart = shm_->RingRestartFor(rings);
+      TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s", CollName(a.kind),
+                 a.count, DtypeName(dt), fresh.alg->name, rings,
+                 fresh.ringRestart ? "restart where a ring is empty" : "never restart");
+    }
     plan = plans_.Add(a, dt, std::move(fresh));
   }
+  if (shm_) shm_->SetRingRestart(plan->ringRestart);
   const AlgorithmInfo* alg = plan->alg;
   const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
@@ -487,6 +521,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
+  if (shm_) shm_->SetRingRestart(false);  // measured only for collectives
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

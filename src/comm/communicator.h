@@ -106,6 +106,9 @@ class Communicator {
                  const FlightEntry& entry, const std::function<std::string()>& describe);
   // Lists the peers `s` exchanges messages with in `entry` (each once).
   void AddSchedulePeers(const Schedule& s, FlightEntry* entry) const;
+  // The shared-memory rings an operation of `alg` with these arguments writes: for each rank of this
+  // host (its schedule generated), the ranks of this host it sends to. Once per plan.
+  size_t LocalRingsWritten(const AlgorithmInfo& alg, CollArgs a) const;
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
   // A peer's failure report, or a watched peer gone (any, or only those in `only`).
   Status Health(bool force = false, const std::vector<int>* only = nullptr);
@@ -128,6 +131,7 @@ class Communicator {
   size_t sliceBytes_ = 128 << 10;
   std::unique_ptr<Bootstrap> boot_;
   std::vector<PeerInfo> peers_;
+  std::vector<int> sameHost_;  // the ranks on this host, ascending (this one included)
   // Read by the shared-memory connections: declared before them, so destroyed after them.
   std::unique_ptr<Registrations> registrations_ = std::make_unique<Registrations>();
   std::shared_ptr<ShmHost> shm_;

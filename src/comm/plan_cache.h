@@ -24,6 +24,9 @@ struct Plan {
   // the flight-recorder entry (op, dtype, algorithm, count, root, peers) less its sequence number.
   ExecKernels kernels;
   FlightEntry record;
+  // Whether its messages through the shared-memory rings may start over at a ring's start
+  // (ShmHost::RingRestartFor, by how many ranks of this host the schedule sends to).
+  bool ringRestart = false;
 };
 
 class PlanCache {

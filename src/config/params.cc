@@ -38,6 +38,11 @@ static const ParamInfo kParams[] = {
     {"SHM_RING_BYTES", ParamType::Int, "1048576",
      "Bytes of each directed shared-memory channel. Must hold several slices so a sender runs "
      "ahead of its receiver; 1 MiB = 8 default slices."},
+    {"SHM_RING_RESTART", ParamType::Int, "-1",
+     "Whether a message that finds its shared-memory ring empty may start over at the ring's start "
+     "(its hot lines then two messages' worth, not the whole ring): -1 where the rings an operation "
+     "writes outgrow a quarter of the last-level cache, 0 never, 1 always (docs/performance.md, "
+     "\"Rings that start over\")."},
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
     {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "

@@ -17,17 +17,30 @@
 
 namespace tccl {
 
+// Messages that started over at the start of their ring (shm_channel.h), in this process: for tests.
+uint64_t RingRestarts();
+
+// Whether `rings` rings of `ringBytes` outgrow a quarter of a last-level cache of `cacheBytes`;
+// false when the cache's size is unknown (0). A quarter, measured (docs/performance.md, "Rings
+// that start over"; 2 cores, 32 MiB L3, 1 MiB rings): restarts made operations writing 12 rings
+// or more up to ~2x faster and the broadcast's 7 rings 10-35% slower, so the line lies between.
+bool RingsOutgrowTheCache(size_t rings, size_t ringBytes, size_t cacheBytes);
+
+// When messages may start over at their ring's start (shm_channel.h; TCCL_SHM_RING_RESTART).
+enum class RingRestart { Auto, Never, Always };
+
 class ShmHost {
  public:
   // localRanks: communicator ranks on this host, ascending; me is among them. Collective over the
   // whole communicator (uses bootstrap barriers), so every rank calls it, with or without peers.
   // localPids / localSameProcess: each local rank's pid and whether it is a thread of this
   // process. singleCopyBytes: messages from this size on may be read by the receiver straight from
-  // the sender's memory (single_copy.h); 0 keeps every message in the rings.
+  // the sender's memory (single_copy.h); 0 keeps every message in the rings. ringRestart:
+  // when messages may start over at their ring's start (RingRestartFor).
   static Status Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
                       const std::vector<int>& localPids, const std::vector<bool>& localSameProcess, int me,
                       size_t ringBytes, size_t singleCopyBytes, const Registrations* registered,
-                      std::shared_ptr<ShmHost>* out);
+                      RingRestart ringRestart, std::shared_ptr<ShmHost>* out);
 
   // eachRankHasACore: the host's ranks are no more than its usable cores (the sender's choice of
   // how to copy into the ring may then weigh the two ends as concurrent stages, ring_copy_in.h).
@@ -35,6 +48,13 @@ class ShmHost {
   Doorbell* MyDoorbell();
   size_t BytesMapped() const { return seg_.size(); }
   size_t RingBytes() const { return ringBytes_; }  // each directed channel's byte ring
+  // Whether an operation whose schedules write `rings` of this host's rings (counted over its
+  // ranks) restarts its messages (shm_channel.h). Auto: where those rings outgrow the cache
+  // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
+  // on, broadcasts and reduces from 9 (their N-1 rings) on this VM.
+  bool RingRestartFor(size_t rings) const;
+  // Set by the communicator before each operation: whether its messages restart.
+  void SetRingRestart(bool on) { restartOn_ = on; }
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
 
   // The failure record (SPEC section 5): the first local rank whose operation fails (or that is
@@ -52,6 +72,9 @@ class ShmHost {
   std::vector<int> localRanks_;
   int meIndex_ = -1;
   size_t ringBytes_ = 0;
+  RingRestart ringRestart_ = RingRestart::Auto;
+  size_t cacheBytes_ = 0;   // the last-level cache's (RingRestartFor)
+  bool restartOn_ = false;  // the running operation's; read by this rank's connections
   SingleCopyConfig singleCopy_;
 };
 
