@@ -25,7 +25,7 @@ struct Plan {
   ExecKernels kernels;
   FlightEntry record;
   // Whether its messages through the shared-memory rings may start over at a ring's start
-  // (ShmHost::RingRestartFor, by how many ranks of this host the schedule sends to).
+  // (ShmHost::RingRestartFor, by the rings its schedules write on this host).
   bool ringRestart = false;
 };
 

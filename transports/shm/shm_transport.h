@@ -51,7 +51,7 @@ class ShmHost {
   // Whether an operation whose schedules write `rings` of this host's rings (counted over its
   // ranks) restarts its messages (shm_channel.h). Auto: where those rings outgrow the cache
   // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
-  // on, broadcasts and reduces from 9 (their N-1 rings) on this VM.
+  // on, broadcasts and reduces (their N-1 rings) from 10 on this VM.
   bool RingRestartFor(size_t rings) const;
   // Set by the communicator before each operation: whether its messages restart.
   void SetRingRestart(bool on) { restartOn_ = on; }
