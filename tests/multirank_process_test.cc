@@ -17,6 +17,7 @@
 #include "tests/support/forced_algorithm.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
+#include "transports/shm/shm_transport.h"
 #include "transports/shm/single_copy.h"
 
 namespace tccl_test {
@@ -94,6 +95,36 @@ void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expect
     EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
   }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
+}
+
+// Messages that start over at their ring's start (transports/shm/shm_channel.h) between processes:
+// a communicator split with 16 KiB rings and restarts forced, messages of a few KiB (most find
+// their ring empty), every rank checking values and counting its own restarts.
+TEST_F(ProcessRanks, RingMessagesStartOverBetweenProcesses) {
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  tcclComm_t small = nullptr;
+  {
+    ScopedEnv ring("TCCL_SHM_RING_BYTES", "16384");
+    ScopedEnv restart("TCCL_SHM_RING_RESTART", "1");
+    ScopedEnv noSingleCopy("TCCL_SHM_SINGLE_COPY_BYTES", "0");
+    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &small, nullptr)) << tcclGetLastError(comm_);
+  }
+  const uint64_t before = tccl::RingRestarts();
+  SweepOptions opt;
+  opt.types = {tcclFloat32, tcclFloat64, tcclInt8};
+  opt.counts = {1, 1009, 3001};
+  opt.largeCounts = {20011};
+  opt.quickLargeCount = 20011;
+  opt.expectCanonical = true;
+  std::vector<std::string> failures = RunSweep(small, opt);
+  for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "rank " << rank << ": " << failures[i];
+  // Every rank sends in every collective but broadcast (non-roots) and reduce (the root).
+  if (n > 1) {
+    EXPECT_GT(tccl::RingRestarts(), before);
+  }
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(small));
 }
 
 // Whether a call is in place is each rank's own choice: every algorithm forced in turn (run level,
