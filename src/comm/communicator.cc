@@ -387,6 +387,17 @@ size_t Communicator::LocalRingsWritten(const AlgorithmInfo& alg, CollArgs a) con
   return rings;
 }
 
+size_t Communicator::LocalSendPeers(const std::vector<P2POp>& ops) const {
+  std::vector<bool> seen(nranks_);
+  size_t n = 0;
+  for (const P2POp& op : ops)
+    if (op.send && op.peer != rank_ && !seen[op.peer] && peers_[op.peer].hostId == peers_[rank_].hostId) {
+      seen[op.peer] = true;
+      ++n;
+    }
+  return n;
+}
+
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                              const FlightEntry& entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
@@ -521,7 +532,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
-  if (shm_) shm_->SetRingRestart(false);  // measured only for collectives
+  if (shm_) shm_->SetRingRestart(shm_->RingRestartFor(sameHost_.size() * LocalSendPeers(ops)));
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

@@ -49,7 +49,8 @@ class ShmHost {
   size_t BytesMapped() const { return seg_.size(); }
   size_t RingBytes() const { return ringBytes_; }  // each directed channel's byte ring
   // Whether an operation whose schedules write `rings` of this host's rings (counted over its
-  // ranks) restarts its messages (shm_channel.h). Auto: where those rings outgrow the cache
+  // ranks; for a send/recv group, the host's ranks times the local ranks it sends to) restarts its
+  // messages (shm_channel.h). Auto: where those rings outgrow the cache
   // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
   // on, broadcasts and reduces (their N-1 rings) from 10 on this VM.
   bool RingRestartFor(size_t rings) const;
