@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "algorithms/registry.h"
+#include "comm/local_rings.h"
 #include "config/params.h"
 #include "core/hash.h"
 #include "core/log.h"
@@ -369,35 +370,6 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
       if (o.peer >= 0 && o.peer != rank_) entry->AddPeer(o.peer);
 }
 
-size_t Communicator::LocalRingsWritten(const AlgorithmInfo& alg, CollArgs a) const {
-  size_t rings = 0;
-  std::vector<bool> seen(nranks_);
-  for (int r : sameHost_) {
-    a.rank = r;
-    const Schedule s = alg.generate(a);
-    std::fill(seen.begin(), seen.end(), false);
-    for (const Step& step : s.steps)
-      for (const Op& o : step.ops)
-        if (o.kind == OpKind::Send && o.peer >= 0 && o.peer != r && !seen[o.peer] &&
-            peers_[o.peer].hostId == peers_[r].hostId) {
-          seen[o.peer] = true;
-          ++rings;
-        }
-  }
-  return rings;
-}
-
-size_t Communicator::LocalSendPeers(const std::vector<P2POp>& ops) const {
-  std::vector<bool> seen(nranks_);
-  size_t n = 0;
-  for (const P2POp& op : ops)
-    if (op.send && op.peer != rank_ && !seen[op.peer] && peers_[op.peer].hostId == peers_[rank_].hostId) {
-      seen[op.peer] = true;
-      ++n;
-    }
-  return n;
-}
-
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                              const FlightEntry& entry, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
@@ -486,7 +458,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     r.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
     AddSchedulePeers(fresh.schedule, &r);
     if (shm_) {
-      const size_t rings = LocalRingsWritten(*fresh.alg, a);
+      const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.ringRestart = shm_->RingRestartFor(rings);
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s", CollName(a.kind),
                  a.count, DtypeName(dt), fresh.alg->name, rings,
@@ -532,7 +504,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
-  if (shm_) shm_->SetRingRestart(shm_->RingRestartFor(sameHost_.size() * LocalSendPeers(ops)));
+  if (shm_) shm_->SetRingRestart(shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_)));
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

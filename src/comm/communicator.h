@@ -106,12 +106,6 @@ class Communicator {
                  const FlightEntry& entry, const std::function<std::string()>& describe);
   // Lists the peers `s` exchanges messages with in `entry` (each once).
   void AddSchedulePeers(const Schedule& s, FlightEntry* entry) const;
-  // The shared-memory rings an operation of `alg` with these arguments writes: for each rank of this
-  // host (its schedule generated), the ranks of this host it sends to. Once per plan.
-  size_t LocalRingsWritten(const AlgorithmInfo& alg, CollArgs a) const;
-  // The ranks of this host a send/recv group sends to (each once). Every rank of the host is taken
-  // to send to as many (an all-to-all of groups) when RunP2P counts the rings a group writes.
-  size_t LocalSendPeers(const std::vector<P2POp>& ops) const;
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.
   // A peer's failure report, or a watched peer gone (any, or only those in `only`).
   Status Health(bool force = false, const std::vector<int>* only = nullptr);

@@ -38,12 +38,12 @@ class ShmConnection : public Connection {
         peerBell_(peerBell),
         sc_(sc),
         peer_(peer),
+        restartOn_(restartOn),
         copyIn_(&out->readCost, eachRankHasACore),
         llOut_(out->ll),
         llIn_(in->ll) {
     sendHead_ = out_->head.load(std::memory_order_relaxed);
     recvTail_ = in_->tail.load(std::memory_order_relaxed);
-    restartOn_ = restartOn;
     lastStart_ = sendHead_;
     copiesSent_ = out_->copied.load(std::memory_order_relaxed);
     copiesRead_ = in_->copied.load(std::memory_order_relaxed);
