@@ -99,17 +99,19 @@ void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expect
 
 // Messages that start over at their ring's start (transports/shm/shm_channel.h) between processes:
 // a communicator split with 16 KiB rings and restarts forced, messages of a few KiB (most find
-// their ring empty), every rank checking values and counting its own restarts.
-TEST_F(ProcessRanks, RingMessagesStartOverBetweenProcesses) {
+// their ring empty), every rank checking values and counting its own restarts. `singleCopyBytes`:
+// "0" for plain messages; "2048" frames those from 2 KiB with a single-copy header, which between
+// processes with plain buffers says the payload follows inline: header and payload start over as one.
+static void RingMessagesStartOver(tcclComm_t comm, const char* singleCopyBytes) {
   int rank = 0, n = 1;
-  tcclCommUserRank(comm_, &rank);
-  tcclCommCount(comm_, &n);
+  tcclCommUserRank(comm, &rank);
+  tcclCommCount(comm, &n);
   tcclComm_t small = nullptr;
   {
     ScopedEnv ring("TCCL_SHM_RING_BYTES", "16384");
     ScopedEnv restart("TCCL_SHM_RING_RESTART", "1");
-    ScopedEnv noSingleCopy("TCCL_SHM_SINGLE_COPY_BYTES", "0");
-    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &small, nullptr)) << tcclGetLastError(comm_);
+    ScopedEnv singleCopy("TCCL_SHM_SINGLE_COPY_BYTES", singleCopyBytes);
+    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm, 0, rank, &small, nullptr)) << tcclGetLastError(comm);
   }
   const uint64_t before = tccl::RingRestarts();
   SweepOptions opt;
@@ -125,6 +127,18 @@ TEST_F(ProcessRanks, RingMessagesStartOverBetweenProcesses) {
     EXPECT_GT(tccl::RingRestarts(), before);
   }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(small));
+}
+
+TEST_F(ProcessRanks, RingMessagesStartOverBetweenProcesses) { RingMessagesStartOver(comm_, "0"); }
+
+TEST_F(ProcessRanks, FramedRingMessagesStartOverBetweenProcesses) {
+  const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
+  RingMessagesStartOver(comm_, "2048");
+  int n = 1;
+  tcclCommCount(comm_, &n);
+  if (n > 1) {
+    EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Inline), before);  // headers were read
+  }
 }
 
 // Whether a call is in place is each rank's own choice: every algorithm forced in turn (run level,
@@ -163,30 +177,38 @@ TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
 // Where tccl::AllToAllByCma holds (ranks sharing cores, the pairs' rings larger than the
 // last-level cache: 7 or more ranks on the 2-core development VM), an out-of-place all-to-all of
 // plain buffers offers its send buffer for CMA reads (Communicator::RunCollective): blocks from
-// the single-copy threshold on are read by the receiver in one copy. Elsewhere they go through
-// the rings. Correct either way.
-TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
+// tccl::AllToAllSingleCopyFrom on (128 KiB there, the single-copy threshold elsewhere) are read by
+// the receiver in one copy. Elsewhere they go through the rings. Correct either way.
+static void AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes) {
   int rank = 0, n = 1;
-  tcclCommUserRank(comm_, &rank);
-  tcclCommCount(comm_, &n);
-  const size_t count = (256 << 10) / sizeof(float) + 1000;  // a block above 256 KiB
+  tcclCommUserRank(comm, &rank);
+  tcclCommCount(comm, &n);
+  const size_t count = blockBytes / sizeof(float);
   std::vector<float> send(count * n), recv(count * n, -1.0f);
   // Block j of rank r holds r * 1000 + j + i / 4 at element i: exact in float, distinct per block.
   for (int j = 0; j < n; ++j)
     for (size_t i = 0; i < count; ++i) send[j * count + i] = (float)(rank * 1000 + j) + (float)i * 0.25f;
   const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Cma);
   for (int rep = 0; rep < 2; ++rep)
-    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), recv.data(), count, tcclFloat32, comm_, nullptr))
-        << tcclGetLastError(comm_);
+    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), recv.data(), count, tcclFloat32, comm, nullptr))
+        << tcclGetLastError(comm);
   size_t wrong = 0;
   for (int j = 0; j < n; ++j)
     for (size_t i = 0; i < count; ++i) wrong += recv[j * count + i] != (float)(j * 1000 + rank) + (float)i * 0.25f;
   EXPECT_EQ(wrong, 0u) << "rank " << rank;
-  const bool byCma = tccl::AllToAllByCma(n, n > tccl::UsableCores(), (size_t)tccl::ParamInt("SHM_RING_BYTES"),
-                                         tccl::LastLevelCacheBytes());
+  const size_t ringBytes = (size_t)tccl::ParamInt("SHM_RING_BYTES"), cache = tccl::LastLevelCacheBytes();
+  const bool byCma = tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
+                     blockBytes >= tccl::AllToAllSingleCopyFrom((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
+                                                                ringBytes, cache);
   EXPECT_EQ(tccl::SingleCopyMessages(tccl::CopyMode::Cma) > before, byCma)
-      << "rank " << rank << " of " << n << " on " << tccl::UsableCores() << " cores, last-level cache "
-      << tccl::LastLevelCacheBytes() << " B";
+      << "rank " << rank << " of " << n << " on " << tccl::UsableCores() << " cores, last-level cache " << cache
+      << " B, blocks of " << blockBytes << " B";
+}
+
+TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
+  AllToAllOfPlainBuffers(comm_, (256 << 10) + 4000);  // above the single-copy threshold
+  AllToAllOfPlainBuffers(comm_, (128 << 10) + 4000);  // below it, above the all-to-all's own
+  AllToAllOfPlainBuffers(comm_, (64 << 10) + 4000);   // through the rings everywhere
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If

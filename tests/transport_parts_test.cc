@@ -29,10 +29,6 @@
 namespace tccl {
 namespace {
 
-// Messages of every size up to the LL limit, many times around the ring, sender and receiver on
-// two threads: every byte arrives, in order, and the sender never overwrites an unread line. The
-// sender claims its next lines after every message, as the executor has it do, while the receiver
-// reads: claiming must not disturb a line in flight.
 // Which all-to-alls go by CMA (communicator.h): where the pairs' rings outgrow the last-level
 // cache and ranks share cores. The measured points: 2 cores, 32 MiB L3, 1 MiB rings.
 TEST(AllToAllByCma, WhereTheRingsOutgrowTheCacheAndRanksShareCores) {
@@ -46,6 +42,19 @@ TEST(AllToAllByCma, WhereTheRingsOutgrowTheCacheAndRanksShareCores) {
   EXPECT_TRUE(tccl::AllToAllByCma(4, true, 4 * MiB, 32 * MiB));  // larger ones do not
 }
 
+// From which size an all-to-all's blocks carry a single-copy header (communicator.h): 128 KiB where
+// the pairs' rings outgrow the cache, whatever the cores (both ends frame by it); else the host's
+// threshold; never where single copy is off.
+TEST(AllToAllSingleCopyFrom, FromAnEighthOfAMebibyteWhereTheRingsOutgrowTheCache) {
+  const size_t MiB = 1 << 20, KiB = 1 << 10;
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 8, MiB, 32 * MiB), 128 * KiB);
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 7, MiB, 32 * MiB), 128 * KiB);
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 6, MiB, 32 * MiB), 256 * KiB);  // 30 MiB of rings fit
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(64 * KiB, 8, MiB, 32 * MiB), 64 * KiB);    // a lower threshold stays
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(0, 8, MiB, 32 * MiB), 0u);                 // single copy off
+  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 8, MiB, 0), 256 * KiB);         // cache size unknown
+}
+
 TEST(RingsOutgrowTheCache, CountsEveryRingAgainstAQuarterOfTheCache) {
   const size_t MiB = 1 << 20;
   EXPECT_TRUE(tccl::RingsOutgrowTheCache(56, MiB, 32 * MiB));  // 8 ranks, each sending to 7
@@ -55,6 +64,10 @@ TEST(RingsOutgrowTheCache, CountsEveryRingAgainstAQuarterOfTheCache) {
   EXPECT_FALSE(tccl::RingsOutgrowTheCache(56, MiB, 0));        // cache unknown
 }
 
+// Messages of every size up to the LL limit, many times around the ring, sender and receiver on
+// two threads: every byte arrives, in order, and the sender never overwrites an unread line. The
+// sender claims its next lines after every message, as the executor has it do, while the receiver
+// reads: claiming must not disturb a line in flight.
 TEST(LLRing, StreamsMessagesAcrossWrapsBetweenThreads) {
   auto ring = std::make_unique<LLRing>();
   memset(static_cast<void*>(ring.get()), 0, sizeof(LLRing));  // shared memory starts zeroed

@@ -54,10 +54,6 @@ std::string Hex(uint64_t v) {
 
 }  // namespace
 
-bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, size_t cacheBytes) {
-  return ranksShareCores && cacheBytes > 0 && localRanks > 1 && localRanks * (localRanks - 1) * ringBytes > cacheBytes;
-}
-
 Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
   CommSettings s;
   s.timeoutSec = (double)ParamInt("TIMEOUT");
@@ -198,6 +194,9 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   const bool oversubscribed = (int)sameHost.size() > cores;
   allToAllByCma_ = shm_ && shm_->SingleCopy().minBytes > 0 &&
                    AllToAllByCma(sameHost.size(), oversubscribed, shm_->RingBytes(), LastLevelCacheBytes());
+  if (shm_)
+    allToAllSingleCopyFrom_ = AllToAllSingleCopyFrom(shm_->SingleCopy().minBytes, sameHost.size(), shm_->RingBytes(),
+                                                     LastLevelCacheBytes());
   conns_.resize(nranks_);
   for (int r : local)
     if (r != rank_) conns_[r] = shm_->ConnectionTo(r, /*eachRankHasACore=*/!oversubscribed);
@@ -459,14 +458,15 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     AddSchedulePeers(fresh.schedule, &r);
     if (shm_) {
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
-      fresh.ringRestart = shm_->RingRestartFor(rings);
-      TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s", CollName(a.kind),
-                 a.count, DtypeName(dt), fresh.alg->name, rings,
-                 fresh.ringRestart ? "restart where a ring is empty" : "never restart");
+      fresh.shm.ringRestart = shm_->RingRestartFor(rings);
+      fresh.shm.singleCopyFrom = a.kind == CollKind::AllToAll ? allToAllSingleCopyFrom_ : shm_->SingleCopy().minBytes;
+      TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
+                 CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
+                 fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", fresh.shm.singleCopyFrom);
     }
     plan = plans_.Add(a, dt, std::move(fresh));
   }
-  if (shm_) shm_->SetRingRestart(plan->ringRestart);
+  if (shm_) shm_->SetOperation(plan->shm);
   const AlgorithmInfo* alg = plan->alg;
   const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
@@ -496,7 +496,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   // the algorithm was chosen above as for plain buffers, and each message's header says how to
   // read it, so ranks need not agree on this.
   const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && send != recv &&
-                          a.count * a.elemSize >= shm_->SingleCopy().minBytes;
+                          a.count * a.elemSize >= plan->shm.singleCopyFrom;
   ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr, send, a.count * a.elemSize * nranks_);
   return Execute(s, plan->kernels, collBufs_, tag, e, describe);
 }
@@ -504,7 +504,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
-  if (shm_) shm_->SetRingRestart(shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_)));
+  if (shm_) shm_->SetOperation({shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_)), shm_->SingleCopy().minBytes});
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

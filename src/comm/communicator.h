@@ -12,6 +12,7 @@
 #include "algorithms/algo_filter.h"
 #include "algorithms/schedule.h"
 #include "bootstrap/bootstrap.h"
+#include "comm/all_to_all_by_cma.h"
 #include "comm/flight_recorder.h"
 #include "comm/op_lock.h"
 #include "comm/peer_monitor.h"
@@ -44,16 +45,6 @@ struct P2POp {
   void* buf = nullptr;
   size_t bytes = 0;
 };
-
-// Whether an all-to-all's large blocks should be read by CMA rather than pass through the rings
-// (Communicator::RunCollective offers the send buffer for the call). The direct all-to-all keeps
-// every directed pair's ring busy at once: L * (L - 1) rings of `ringBytes`. While they fit in the
-// last-level cache, each block's two copies (into the ring, out of it) run at cache speed and beat
-// one CMA read (9-12 GB/s on the development VM); once they do not, the ring traffic goes to
-// memory too. Measured on 2 cores, 32 MiB L3, 1 MiB rings (docs/single_copy.md, "All-to-all by
-// CMA"): 8 ranks (56 MiB of rings) 1.06-1.4x faster by CMA from 4 MiB; 3 to 6 ranks (6-30 MiB)
-// up to 25% slower. Only where ranks share cores: the only case measured.
-bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, size_t cacheBytes);
 
 class Communicator {
  public:
@@ -136,6 +127,8 @@ class Communicator {
   // An all-to-all's send buffer is offered to same-host peers for CMA reads during the call
   // (RunCollective): set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
+  // From which size this host's all-to-all messages carry a single-copy header (AllToAllSingleCopyFrom).
+  size_t allToAllSingleCopyFrom_ = 0;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;
   // Per-operation temporaries. Private memory on purpose: messages sent from scratch were just

@@ -14,6 +14,7 @@
 #include "algorithms/schedule.h"
 #include "comm/flight_recorder.h"
 #include "exec/executor.h"
+#include "transports/shm/shm_transport.h"
 
 namespace tccl {
 
@@ -24,9 +25,10 @@ struct Plan {
   // the flight-recorder entry (op, dtype, algorithm, count, root, peers) less its sequence number.
   ExecKernels kernels;
   FlightEntry record;
-  // Whether its messages through the shared-memory rings may start over at a ring's start
-  // (ShmHost::RingRestartFor, by the rings its schedules write on this host).
-  bool ringRestart = false;
+  // Its settings for the shared-memory connections: whether its ring messages may start over at a
+  // ring's start (ShmHost::RingRestartFor, by the rings its schedules write on this host), and
+  // from which size its messages carry a single-copy header (AllToAllSingleCopyFrom).
+  ShmOperation shm;
 };
 
 class PlanCache {

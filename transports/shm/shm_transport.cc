@@ -30,7 +30,7 @@ static_assert(kHeaderBytes % 64 == 0, "doorbells stay cache-line aligned");
 
 class ShmConnection : public Connection {
  public:
-  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, const bool* restartOn, Doorbell* peerBell,
+  ShmConnection(ShmChannel* out, ShmChannel* in, size_t cap, const ShmOperation* operation, Doorbell* peerBell,
                 const SingleCopyConfig* sc, int peer, bool eachRankHasACore)
       : out_(out),
         in_(in),
@@ -38,7 +38,7 @@ class ShmConnection : public Connection {
         peerBell_(peerBell),
         sc_(sc),
         peer_(peer),
-        restartOn_(restartOn),
+        operation_(operation),
         copyIn_(&out->readCost, eachRankHasACore),
         llOut_(out->ll),
         llIn_(in->ll) {
@@ -91,7 +91,9 @@ class ShmConnection : public Connection {
   // CMA into a reduction goes through this much of a bounce buffer at a time (stays in cache).
   static constexpr size_t kBounce = 256 << 10;
 
-  bool IsLarge(size_t total) const { return sc_->minBytes != 0 && total >= sc_->minBytes; }
+  bool IsLarge(size_t total) const {
+    return operation_->singleCopyFrom != 0 && total >= operation_->singleCopyFrom;
+  }
 
   // The byte ring: a message's payload at a 16-byte-aligned position.
   void SendBytes(const void* data, size_t done, size_t total, size_t* taken) {
@@ -122,7 +124,7 @@ class ShmConnection : public Connection {
     const uint64_t aligned = AlignMessage(head);
     const uint64_t lapBase = aligned - aligned % cap_;
     const uint64_t lastAt = lastStart_ >= lapBase ? lastStart_ - lapBase : 0;  // 0: it wrapped
-    const bool restart = *restartOn_ && tail == head && total <= lastAt && lapBase + cap_ - tail + total <= cap_;
+    const bool restart = operation_->ringRestart && tail == head && total <= lastAt && lapBase + cap_ - tail + total <= cap_;
     lastStart_ = restart ? lapBase + cap_ : aligned;
     if (!restart) return aligned;
     out_->restart.from.store(aligned, std::memory_order_relaxed);
@@ -207,8 +209,12 @@ class ShmConnection : public Connection {
     *taken = 0;
     if (!sendHeader_) {
       const SingleCopyHeader h = DescribeForPeer(*sc_, peer_, data, total);
-      const uint64_t at = AlignMessage(sendHead_);
-      if (at + sizeof(h) - out_->tail.load(std::memory_order_acquire) > cap_) return Status::Ok();
+      // The header starts where any message would (MessageStart), so framed messages start over
+      // too; an inline payload follows it at once, so the two are placed as one.
+      const uint64_t tail = out_->tail.load(std::memory_order_acquire);
+      const size_t framed = sizeof(h) + (h.mode == (uint32_t)CopyMode::Inline ? total : 0);
+      const uint64_t at = MessageStart(sendHead_, tail, framed);
+      if (at + sizeof(h) - tail > cap_) return Status::Ok();
       if (h.mode == (uint32_t)CopyMode::Pointer) AnnotateHandOff(data);
       WriteRing(at, &h, sizeof(h));
       sendHead_ = at + sizeof(h);
@@ -233,8 +239,9 @@ class ShmConnection : public Connection {
   Status TryRecvLarge(const RecvSink& sink, size_t done, size_t total, size_t* delivered) {
     *delivered = 0;
     if (!recvHeader_) {
-      const uint64_t at = AlignMessage(recvTail_);
-      if (in_->head.load(std::memory_order_acquire) < at + sizeof(SingleCopyHeader)) return Status::Ok();
+      uint64_t at = 0;
+      if (!PublishedMessageStart(recvTail_, &at) || in_->head.load(std::memory_order_acquire) < at + sizeof(rh_))
+        return Status::Ok();
       ReadRing(at, &rh_, sizeof(rh_));
       recvTail_ = at + sizeof(rh_);
       in_->tail.store(recvTail_, std::memory_order_release);
@@ -304,8 +311,8 @@ class ShmConnection : public Connection {
   int peer_;  // local index
   uint64_t sendHead_ = 0;
   uint64_t recvTail_ = 0;
-  const bool* restartOn_;   // the host's: whether the operation running restarts messages
-  uint64_t lastStart_ = 0;    // where the last message sent through the byte ring started
+  const ShmOperation* operation_;  // the host's: the running operation's settings
+  uint64_t lastStart_ = 0;         // where the last message sent through the byte ring started
   bool ringDue_ = false;
   bool lastSendLL_ = false;  // the last message sent went by the LL ring
   RingCopyIn copyIn_;
@@ -363,6 +370,7 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
   // A single-copy header travels through the ring, so messages must be larger than a header.
   host->singleCopy_.minBytes = singleCopyBytes == 0 ? 0 : std::max<size_t>(singleCopyBytes, kLLMaxBytes + 1);
   host->singleCopy_.registered = registered;
+  host->operation_.singleCopyFrom = host->singleCopy_.minBytes;
   for (size_t i = 0; i < L; ++i)
     if ((int)i != host->meIndex_) {
       const SingleCopyPeer& p = host->singleCopy_.peers[i];
@@ -429,7 +437,7 @@ std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank, bool eachRankHas
   const volatile unsigned char* inBytes = in->data;  // volatile: each read happens
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   for (size_t off = 0; off < ringBytes_; off += page) (void)inBytes[off];
-  return std::make_unique<ShmConnection>(out, in, ringBytes_, &restartOn_, DoorbellOf(p), &singleCopy_, p,
+  return std::make_unique<ShmConnection>(out, in, ringBytes_, &operation_, DoorbellOf(p), &singleCopy_, p,
                                          eachRankHasACore);
 }
 

@@ -29,6 +29,17 @@ bool RingsOutgrowTheCache(size_t rings, size_t ringBytes, size_t cacheBytes);
 // When messages may start over at their ring's start (shm_channel.h; TCCL_SHM_RING_RESTART).
 enum class RingRestart { Auto, Never, Always };
 
+// What the running operation sets for this rank's connections (the communicator, before each
+// operation; read by the connections while it runs).
+struct ShmOperation {
+  // Whether its ring messages may start over (ShmHost::RingRestartFor).
+  bool ringRestart = false;
+  // Its messages of at least this many bytes start with a single-copy header (single_copy.h); 0:
+  // none do. Both ends frame a message by it, so every rank of the host must derive it alike: from
+  // the operation and settings the host's ranks share (ShmHost::SingleCopy().minBytes by default).
+  size_t singleCopyFrom = 0;
+};
+
 class ShmHost {
  public:
   // localRanks: communicator ranks on this host, ascending; me is among them. Collective over the
@@ -54,8 +65,8 @@ class ShmHost {
   // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
   // on, broadcasts and reduces (their N-1 rings) from 10 on this VM.
   bool RingRestartFor(size_t rings) const;
-  // Set by the communicator before each operation: whether its messages restart.
-  void SetRingRestart(bool on) { restartOn_ = on; }
+  // Set by the communicator before each operation.
+  void SetOperation(const ShmOperation& op) { operation_ = op; }
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
 
   // The failure record (SPEC section 5): the first local rank whose operation fails (or that is
@@ -75,7 +86,7 @@ class ShmHost {
   size_t ringBytes_ = 0;
   RingRestart ringRestart_ = RingRestart::Auto;
   size_t cacheBytes_ = 0;   // the last-level cache's (RingRestartFor)
-  bool restartOn_ = false;  // the running operation's; read by this rank's connections
+  ShmOperation operation_;  // the running operation's; read by this rank's connections
   SingleCopyConfig singleCopy_;
 };
 
