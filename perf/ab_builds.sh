@@ -8,17 +8,20 @@
 #   perf/ab_builds.sh OLD_TESSERA_PERF NEW_TESSERA_PERF [...]
 # Environment: N ranks (2), COLLS ("broadcast reduce all_gather alltoall all_reduce reduce_scatter"),
 # ROUNDS (6), SIZES ("-b 256K -e 64M -f 4 -n 20 -w 3"), MPI=1 (also build/perf/mpi_peer_bench),
-# OUT (a fresh folder for the raw lines, default /tmp/ab_builds), BUILD (build: tessera-run, the peer).
-# Prints, per collective and build, the out-of-place time (us) per size: medians over the rounds
+# OUT (a fresh folder for the raw lines, default /tmp/ab_builds), BUILD (build: tessera-run, the peer),
+# IN_PLACE=1 (tessera-perf's in-place times instead; Open MPI's stay out of place).
+# Prints, per collective and build, the time (us) per size: medians over the rounds
 # of each state, with the number of rounds in parentheses.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n 2,13p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,14p "$0" >&2; exit 2; }
 bld=${BUILD:-build}
 n=${N:-2}
 colls=${COLLS:-"broadcast reduce all_gather alltoall all_reduce reduce_scatter"}
 rounds=${ROUNDS:-6}
 sizes=${SIZES:-"-b 256K -e 64M -f 4 -n 20 -w 3"}
 out=${OUT:-/tmp/ab_builds}
+column=6 # tessera-perf's out-of-place time; 11: in place
+[ -n "${IN_PLACE:-}" ] && column=11
 probe=$out/dirty_transfer_probe
 rm -rf "$out" && mkdir -p "$out"
 cc -O2 -mclflushopt "$(dirname "$0")/dirty_transfer_probe.c" -o "$probe"
@@ -37,7 +40,7 @@ for r in $(seq 1 "$rounds"); do
       for j in "${!builds[@]}"; do [ "${builds[$j]}" = "$b" ] && idx=$j; done
       # shellcheck disable=SC2086
       "$bld/tessera-run" -n "$n" "$b" "$c" $sizes -c 0 2>/dev/null | grep -v '^#' |
-        awk '{printf "%s ", $6} END {print ""}' >> "$out/$c.build$idx"
+        awk -v col=$column '{printf "%s ", $col} END {print ""}' >> "$out/$c.build$idx"
     done
     if [ -n "${MPI:-}" ]; then
       # shellcheck disable=SC2086

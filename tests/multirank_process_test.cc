@@ -175,40 +175,47 @@ TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
 }
 
 // Where tccl::AllToAllByCma holds (ranks sharing cores, the pairs' rings larger than the
-// last-level cache: 7 or more ranks on the 2-core development VM), an out-of-place all-to-all of
-// plain buffers offers its send buffer for CMA reads (Communicator::RunCollective): blocks from
-// tccl::AllToAllSingleCopyFrom on (128 KiB there, the single-copy threshold elsewhere) are read by
-// the receiver in one copy. Elsewhere they go through the rings. Correct either way.
-static void AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes) {
+// last-level cache: 7 or more ranks on the 2-core development VM), an all-to-all of plain buffers
+// offers what it sends from for CMA reads (Communicator::RunCollective: out of place the send
+// buffer, in place the scratch its blocks are set aside in, where tccl::AllToAllScratchByCma holds
+// too): blocks from tccl::AllToAllSingleCopyFrom on (128 KiB there, the single-copy threshold
+// elsewhere) are read by the receiver in one copy. Elsewhere they go through the rings. Correct
+// either way.
+static void AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool inPlace) {
   int rank = 0, n = 1;
   tcclCommUserRank(comm, &rank);
   tcclCommCount(comm, &n);
   const size_t count = blockBytes / sizeof(float);
   std::vector<float> send(count * n), recv(count * n, -1.0f);
-  // Block j of rank r holds r * 1000 + j + i / 4 at element i: exact in float, distinct per block.
-  for (int j = 0; j < n; ++j)
-    for (size_t i = 0; i < count; ++i) send[j * count + i] = (float)(rank * 1000 + j) + (float)i * 0.25f;
+  float* out = inPlace ? send.data() : recv.data();
   const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Cma);
-  for (int rep = 0; rep < 2; ++rep)
-    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), recv.data(), count, tcclFloat32, comm, nullptr))
-        << tcclGetLastError(comm);
-  size_t wrong = 0;
-  for (int j = 0; j < n; ++j)
-    for (size_t i = 0; i < count; ++i) wrong += recv[j * count + i] != (float)(j * 1000 + rank) + (float)i * 0.25f;
-  EXPECT_EQ(wrong, 0u) << "rank " << rank;
+  for (int rep = 0; rep < 2; ++rep) {
+    // Block j of rank r holds r * 1000 + j + i / 4 at element i: exact in float, distinct per block.
+    for (int j = 0; j < n; ++j)
+      for (size_t i = 0; i < count; ++i) send[j * count + i] = (float)(rank * 1000 + j) + (float)i * 0.25f;
+    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), out, count, tcclFloat32, comm, nullptr)) << tcclGetLastError(comm);
+    size_t wrong = 0;
+    for (int j = 0; j < n; ++j)
+      for (size_t i = 0; i < count; ++i) wrong += out[j * count + i] != (float)(j * 1000 + rank) + (float)i * 0.25f;
+    EXPECT_EQ(wrong, 0u) << "rank " << rank << (inPlace ? ", in place" : ", out of place");
+  }
   const size_t ringBytes = (size_t)tccl::ParamInt("SHM_RING_BYTES"), cache = tccl::LastLevelCacheBytes();
   const bool byCma = tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
                      blockBytes >= tccl::AllToAllSingleCopyFrom((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
-                                                                ringBytes, cache);
+                                                                ringBytes, cache) &&
+                     (!inPlace || tccl::AllToAllScratchByCma(n, blockBytes, cache));
   EXPECT_EQ(tccl::SingleCopyMessages(tccl::CopyMode::Cma) > before, byCma)
       << "rank " << rank << " of " << n << " on " << tccl::UsableCores() << " cores, last-level cache " << cache
-      << " B, blocks of " << blockBytes << " B";
+      << " B, blocks of " << blockBytes << " B" << (inPlace ? ", in place" : ", out of place");
 }
 
 TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
-  AllToAllOfPlainBuffers(comm_, (256 << 10) + 4000);  // above the single-copy threshold
-  AllToAllOfPlainBuffers(comm_, (128 << 10) + 4000);  // below it, above the all-to-all's own
-  AllToAllOfPlainBuffers(comm_, (64 << 10) + 4000);   // through the rings everywhere
+  for (bool inPlace : {false, true}) {
+    AllToAllOfPlainBuffers(comm_, (1 << 20) + 4000, inPlace);    // at 7 and 8 ranks, in place from scratch too
+    AllToAllOfPlainBuffers(comm_, (256 << 10) + 4000, inPlace);  // above the single-copy threshold
+    AllToAllOfPlainBuffers(comm_, (128 << 10) + 4000, inPlace);  // below it, above the all-to-all's own
+    AllToAllOfPlainBuffers(comm_, (64 << 10) + 4000, inPlace);   // through the rings everywhere
+  }
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If

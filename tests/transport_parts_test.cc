@@ -55,6 +55,17 @@ TEST(AllToAllSingleCopyFrom, FromAnEighthOfAMebibyteWhereTheRingsOutgrowTheCache
   EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 8, MiB, 0), 256 * KiB);         // cache size unknown
 }
 
+// Whether an in-place all-to-all also offers its scratch (communicator.h): where the blocks all
+// the host's ranks set aside, one per directed pair, outgrow the cache.
+TEST(AllToAllScratchByCma, WhereTheBlocksSetAsideOutgrowTheCache) {
+  const size_t MiB = 1 << 20, KiB = 1 << 10;
+  EXPECT_FALSE(tccl::AllToAllScratchByCma(8, 512 * KiB, 32 * MiB));  // 28 MiB set aside
+  EXPECT_TRUE(tccl::AllToAllScratchByCma(8, 600 * KiB, 32 * MiB));   // 32.8 MiB
+  EXPECT_TRUE(tccl::AllToAllScratchByCma(7, 2 * MiB, 32 * MiB));
+  EXPECT_FALSE(tccl::AllToAllScratchByCma(1, 64 * MiB, 32 * MiB));   // nothing set aside
+  EXPECT_FALSE(tccl::AllToAllScratchByCma(8, 2 * MiB, 0));           // cache size unknown
+}
+
 TEST(RingsOutgrowTheCache, CountsEveryRingAgainstAQuarterOfTheCache) {
   const size_t MiB = 1 << 20;
   EXPECT_TRUE(tccl::RingsOutgrowTheCache(56, MiB, 32 * MiB));  // 8 ranks, each sending to 7

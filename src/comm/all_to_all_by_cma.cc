@@ -18,4 +18,8 @@ size_t AllToAllSingleCopyFrom(size_t singleCopyBytes, size_t localRanks, size_t 
   return std::min(singleCopyBytes, kAllToAllSingleCopyBytes);
 }
 
+bool AllToAllScratchByCma(size_t localRanks, size_t blockBytes, size_t cacheBytes) {
+  return PairRingsOutgrowTheCache(localRanks, blockBytes, cacheBytes);  // the same count: one per directed pair
+}
+
 }  // namespace tccl

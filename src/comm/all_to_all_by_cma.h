@@ -29,4 +29,14 @@ bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, si
 constexpr size_t kAllToAllSingleCopyBytes = 128 << 10;
 size_t AllToAllSingleCopyFrom(size_t singleCopyBytes, size_t localRanks, size_t ringBytes, size_t cacheBytes);
 
+// Whether an in-place all-to-all (where AllToAllByCma holds) also offers the scratch it sets its
+// blocks aside in: where the blocks the host's ranks set aside, L * (L - 1) of `blockBytes`,
+// outgrow the last-level cache. The scratch is written by the call itself; while it fits in the
+// cache, a peer's CMA read finds its lines dirty in the writer's cache, which in the VM's slow
+// state cost more than the rings (8 ranks, 128-512 KiB blocks: 1.2-1.8x slower, though 1.2-1.6x
+// faster in the fast state); past it the reads find them in memory (8 ranks, 2-8 MiB blocks:
+// 1.09-1.37x faster in both states; 7 ranks, 2.3-9 MiB: 1.15-1.4x faster in the fast state, 4-12%
+// slower in the slow one). docs/single_copy.md, "In place, from the scratch".
+bool AllToAllScratchByCma(size_t localRanks, size_t blockBytes, size_t cacheBytes);
+
 }  // namespace tccl

@@ -380,20 +380,7 @@ Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vecto
     return st;
   }
   size_t slot = flight_->Start(entry);
-  size_t need = s.scratchElems * k.elemSize;
-  const bool wantShared = s.sharedScratch && sharedScratchBytes_ && need;
-  if (wantShared && sharedScratchSize_ < need) {
-    // Where shared memory runs out, private scratch still works: its messages go inline.
-    if (sharedScratch_) SharedMemFree(sharedScratch_);
-    sharedScratch_ = nullptr;
-    sharedScratchSize_ = SharedMemAlloc(need, &sharedScratch_).ok() ? need : 0;
-  }
-  if (wantShared && sharedScratchSize_ >= need) {
-    bufs[kScratchBuf] = sharedScratch_;
-  } else {
-    if (scratch_.size() < need) scratch_.resize(need);
-    bufs[kScratchBuf] = scratch_.data();
-  }
+  bufs[kScratchBuf] = ScratchFor(s, k.elemSize);
   ExecEnv& env = env_;
   env.tag = tag;
   env.failedPeer = -1;
@@ -405,6 +392,20 @@ Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vecto
     Fail(st);
   }
   return st;
+}
+
+void* Communicator::ScratchFor(const Schedule& s, size_t elemSize) {
+  const size_t need = s.scratchElems * elemSize;
+  const bool wantShared = s.sharedScratch && sharedScratchBytes_ && need;
+  if (wantShared && sharedScratchSize_ < need) {
+    // Where shared memory runs out, private scratch still works: its messages go inline.
+    if (sharedScratch_) SharedMemFree(sharedScratch_);
+    sharedScratch_ = nullptr;
+    sharedScratchSize_ = SharedMemAlloc(need, &sharedScratch_).ok() ? need : 0;
+  }
+  if (wantShared && sharedScratchSize_ >= need) return sharedScratch_;
+  if (scratch_.size() < need) scratch_.resize(need);
+  return scratch_.data();
 }
 
 // Whether peers will read this call's buffers in one copy (single_copy.h), for the cost model.
@@ -491,13 +492,18 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   collBufs_[kSendBuf] = const_cast<void*>(send);
   collBufs_[kRecvBuf] = recv;
   collBufs_[kScratchBuf] = nullptr;
-  // Where AllToAllByCma holds, an out-of-place all-to-all offers its send buffer for this call as
-  // if registered: its large blocks are read by the receiver with CMA. Only the transport changes:
-  // the algorithm was chosen above as for plain buffers, and each message's header says how to
-  // read it, so ranks need not agree on this.
-  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && send != recv &&
-                          a.count * a.elemSize >= plan->shm.singleCopyFrom;
-  ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr, send, a.count * a.elemSize * nranks_);
+  // Where AllToAllByCma holds, an all-to-all offers what it sends from for this call as if
+  // registered: out of place its send buffer, in place (where AllToAllScratchByCma holds) the
+  // scratch its blocks are set aside in. Its large blocks are then read by the receiver with CMA.
+  // Only the transport changes: the algorithm was chosen above as for plain buffers, and each
+  // message's header says how to read it, so ranks need not agree on this.
+  const size_t blockBytes = a.count * a.elemSize;
+  const bool fromScratch = send == recv;
+  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && blockBytes >= plan->shm.singleCopyFrom &&
+                          (!fromScratch || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
+  ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
+                           fromScratch && offerByCma ? ScratchFor(s, a.elemSize) : send,
+                           fromScratch ? s.scratchElems * a.elemSize : blockBytes * nranks_);
   return Execute(s, plan->kernels, collBufs_, tag, e, describe);
 }
 

@@ -124,8 +124,9 @@ class Communicator {
   std::unique_ptr<Registrations> registrations_ = std::make_unique<Registrations>();
   std::shared_ptr<ShmHost> shm_;
   bool allLocal_ = false;  // every rank is on this host (and shared memory is on)
-  // An all-to-all's send buffer is offered to same-host peers for CMA reads during the call
-  // (RunCollective): set where AllToAllByCma holds for this host and single copy is on.
+  // What an all-to-all sends from (out of place its send buffer, in place the scratch its blocks
+  // are set aside in) is offered to same-host peers for CMA reads during the call (RunCollective):
+  // set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
   // From which size this host's all-to-all messages carry a single-copy header (AllToAllSingleCopyFrom).
   size_t allToAllSingleCopyFrom_ = 0;
@@ -133,7 +134,8 @@ class Communicator {
   std::unique_ptr<Waiter> waiter_;
   // Per-operation temporaries. Private memory on purpose: messages sent from scratch were just
   // written, and a peer reading such dirty lines straight from this core's cache in one copy
-  // measured 2x slower than the two-copy ring (in-place all-to-all, 1 MiB, 2 ranks).
+  // measured 2x slower than the two-copy ring (in-place all-to-all, 1 MiB, 2 ranks); except where
+  // AllToAllByCma holds, where an in-place all-to-all offers it for CMA reads.
   std::vector<unsigned char> scratch_;
   // Scratch of Schedule::sharedScratch schedules (staging the peers read in one copy): tcclMemAlloc
   // memory, grown as needed, freed with the communicator. sharedScratchBytes_: the single-copy
@@ -141,6 +143,9 @@ class Communicator {
   void* sharedScratch_ = nullptr;
   size_t sharedScratchSize_ = 0;
   size_t sharedScratchBytes_ = 0;
+  // The scratch `s` runs with, grown to its size: the shared scratch where the schedule asks for
+  // it and there is enough, else the private one.
+  void* ScratchFor(const Schedule& s, size_t elemSize);
   PlanCache plans_;
   CostContext cost_;             // the machine model and this host's shape, for selection
   ExecEnv env_;                  // filled once at setup; tag and failedPeer set per operation
