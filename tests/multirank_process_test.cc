@@ -180,8 +180,9 @@ TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
 // buffer, in place the scratch its blocks are set aside in, where tccl::AllToAllScratchByCma holds
 // too): blocks from tccl::AllToAllSingleCopyFrom on (128 KiB there, the single-copy threshold
 // elsewhere) are read by the receiver in one copy. Elsewhere they go through the rings. Correct
-// either way.
-static void AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool inPlace) {
+// either way. AllToAllOfPlainBuffers runs an all-to-all of `blockBytes` blocks twice, checks every
+// value, and returns the messages this process read by CMA meanwhile.
+static uint64_t AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool inPlace) {
   int rank = 0, n = 1;
   tcclCommUserRank(comm, &rank);
   tcclCommCount(comm, &n);
@@ -193,29 +194,52 @@ static void AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool inPl
     // Block j of rank r holds r * 1000 + j + i / 4 at element i: exact in float, distinct per block.
     for (int j = 0; j < n; ++j)
       for (size_t i = 0; i < count; ++i) send[j * count + i] = (float)(rank * 1000 + j) + (float)i * 0.25f;
-    ASSERT_EQ(tcclSuccess, tcclAlltoAll(send.data(), out, count, tcclFloat32, comm, nullptr)) << tcclGetLastError(comm);
+    EXPECT_EQ(tcclSuccess, tcclAlltoAll(send.data(), out, count, tcclFloat32, comm, nullptr)) << tcclGetLastError(comm);
     size_t wrong = 0;
     for (int j = 0; j < n; ++j)
       for (size_t i = 0; i < count; ++i) wrong += out[j * count + i] != (float)(j * 1000 + rank) + (float)i * 0.25f;
     EXPECT_EQ(wrong, 0u) << "rank " << rank << (inPlace ? ", in place" : ", out of place");
   }
+  return tccl::SingleCopyMessages(tccl::CopyMode::Cma) - before;
+}
+
+// Whether messages of `messageBytes` from an all-to-all of `blockBytes` blocks go by CMA here.
+static bool AllToAllByCmaHere(int n, size_t blockBytes, size_t messageBytes, bool inPlace) {
   const size_t ringBytes = (size_t)tccl::ParamInt("SHM_RING_BYTES"), cache = tccl::LastLevelCacheBytes();
-  const bool byCma = tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
-                     blockBytes >= tccl::AllToAllSingleCopyFrom((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
-                                                                ringBytes, cache) &&
-                     (!inPlace || tccl::AllToAllScratchByCma(n, blockBytes, cache));
-  EXPECT_EQ(tccl::SingleCopyMessages(tccl::CopyMode::Cma) > before, byCma)
-      << "rank " << rank << " of " << n << " on " << tccl::UsableCores() << " cores, last-level cache " << cache
-      << " B, blocks of " << blockBytes << " B" << (inPlace ? ", in place" : ", out of place");
+  return tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
+         messageBytes >= tccl::AllToAllSingleCopyFrom((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n, ringBytes,
+                                                      cache) &&
+         (!inPlace || tccl::AllToAllScratchByCma(n, blockBytes, cache));
 }
 
 TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
-  for (bool inPlace : {false, true}) {
-    AllToAllOfPlainBuffers(comm_, (1 << 20) + 4000, inPlace);    // at 7 and 8 ranks, in place from scratch too
-    AllToAllOfPlainBuffers(comm_, (256 << 10) + 4000, inPlace);  // above the single-copy threshold
-    AllToAllOfPlainBuffers(comm_, (128 << 10) + 4000, inPlace);  // below it, above the all-to-all's own
-    AllToAllOfPlainBuffers(comm_, (64 << 10) + 4000, inPlace);   // through the rings everywhere
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  const std::string where = "rank " + std::to_string(rank) + " of " + std::to_string(n) + " on " +
+                            std::to_string(tccl::UsableCores()) + " cores, last-level cache " +
+                            std::to_string(tccl::LastLevelCacheBytes()) + " B";
+  for (bool inPlace : {false, true})
+    for (size_t block : {(1 << 20) + 4000,     // at 7 and 8 ranks, in place from scratch too
+                         (256 << 10) + 4000,   // above the single-copy threshold
+                         (128 << 10) + 4000,   // below it, above the all-to-all's own
+                         (64 << 10) + 4000}) {  // through the rings everywhere
+      // The automatic choice here is direct: every block one message.
+      EXPECT_EQ(AllToAllOfPlainBuffers(comm_, block, inPlace) > 0, AllToAllByCmaHere(n, block, block, inPlace))
+          << where << ", blocks of " << block << " B" << (inPlace ? ", in place" : ", out of place");
+    }
+  // Forced pairwise sends 128 KiB slices of 1 MiB blocks, in place from two scratch slots: offered
+  // alike, each slot rewritten only after the step that sent from it is done.
+  tcclComm_t pairwise = nullptr;
+  {
+    ScopedEnv algo("TCCL_ALGO", "alltoall:pairwise");
+    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &pairwise, nullptr)) << tcclGetLastError(comm_);
   }
+  for (bool inPlace : {false, true})
+    EXPECT_EQ(AllToAllOfPlainBuffers(pairwise, 1 << 20, inPlace) > 0,
+              AllToAllByCmaHere(n, 1 << 20, (size_t)tccl::ParamInt("CHUNK_BYTES"), inPlace))
+        << where << ", pairwise" << (inPlace ? ", in place" : ", out of place");
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(pairwise));
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If
