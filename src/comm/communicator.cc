@@ -194,9 +194,6 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   const bool oversubscribed = (int)sameHost.size() > cores;
   allToAllByCma_ = shm_ && shm_->SingleCopy().minBytes > 0 &&
                    AllToAllByCma(sameHost.size(), oversubscribed, shm_->RingBytes(), LastLevelCacheBytes());
-  if (shm_)
-    allToAllSingleCopyFrom_ = AllToAllSingleCopyFrom(shm_->SingleCopy().minBytes, sameHost.size(), shm_->RingBytes(),
-                                                     LastLevelCacheBytes());
   conns_.resize(nranks_);
   for (int r : local)
     if (r != rank_) conns_[r] = shm_->ConnectionTo(r, /*eachRankHasACore=*/!oversubscribed);
@@ -460,7 +457,11 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     if (shm_) {
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
-      fresh.shm.singleCopyFrom = a.kind == CollKind::AllToAll ? allToAllSingleCopyFrom_ : shm_->SingleCopy().minBytes;
+      const size_t minBytes = shm_->SingleCopy().minBytes;
+      fresh.shm.singleCopyFrom =
+          a.kind == CollKind::AllToAll
+              ? AllToAllSingleCopyFrom(minBytes, sameHost_.size(), shm_->RingBytes(), LastLevelCacheBytes())
+              : minBytes;
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", fresh.shm.singleCopyFrom);

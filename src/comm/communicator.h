@@ -128,8 +128,6 @@ class Communicator {
   // are set aside in) is offered to same-host peers for CMA reads during the call (RunCollective):
   // set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
-  // From which size this host's all-to-all messages carry a single-copy header (AllToAllSingleCopyFrom).
-  size_t allToAllSingleCopyFrom_ = 0;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;
   // Per-operation temporaries. Private memory on purpose: messages sent from scratch were just
