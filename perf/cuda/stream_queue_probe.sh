@@ -6,7 +6,8 @@
 #        signals behind it, so thread ranks should hang every time (processes not: a context each);
 #   32 - the most queues: if aliasing is the cause, the graph test should stop hanging;
 #   unset (8) - the baseline rate (2 hangs in ~45 runs on the H200 of 2026-11-25).
-# Binaries from perf/cuda/pack_for_gpu.sh (BIN, default build-gpu/carry); logs to OUT.
+# Binaries from perf/cuda/pack_for_gpu.sh (BIN, default build-gpu/carry); logs to OUT. RUNS (default 40)
+# graph runs of each kind, fewer once the epoch second UNTIL (if set) has passed.
 set -uo pipefail
 BIN=${BIN:-build-gpu/carry}
 OUT=${OUT:-gpu-logs}
@@ -17,17 +18,26 @@ once() {  # label seconds command... : prints "label: passed|failed rc|hung"
   local rc=$?
   case $rc in 0) echo "$label: passed" ;; 124|137) echo "$label: hung (killed after $secs s)" ;; *) echo "$label: failed rc=$rc" ;; esac
 }
-loop() {  # label runs seconds-each filter, with the environment already set
-  local label=$1 runs=$2 secs=$3 filter=$4 hung=0 failed=0 k
-  for k in $(seq 1 "$runs"); do
-    timeout -k 2 "$secs" "$BIN/tccl_gpu_tests" --gtest_filter="$filter" > "$OUT/$label.last.log" 2>&1
-    case $? in 0) ;; 124|137) hung=$((hung + 1)); cp "$OUT/$label.last.log" "$OUT/$label.hung.log" ;; *) failed=$((failed + 1)) ;; esac
-  done
-  echo "$label: $runs runs, $hung hung, $failed failed"
+# The graph test with 32 hardware queues and with the default, alternately (so that a lease's
+# time cut short shares out alike), RUNS times each: prints the hangs and failures of each.
+declare -A hung failed
+graph_run() {  # label, with the environment already set
+  timeout -k 2 10 "$BIN/tccl_gpu_tests" --gtest_filter='GpuStreams.*:GpuGraphs.*' > "$OUT/$1.last.log" 2>&1
+  case $? in 0) ;; 124|137) hung[$1]=$((${hung[$1]:-0} + 1)); cp "$OUT/$1.last.log" "$OUT/$1.hung.log" ;;
+    *) failed[$1]=$((${failed[$1]:-0} + 1)); cp "$OUT/$1.last.log" "$OUT/$1.failed.log" ;; esac
 }
 echo "== one hardware queue"
 CUDA_DEVICE_MAX_CONNECTIONS=1 once threads2_q1 20 "$BIN/tccl_gpu_tests" --gtest_filter='N/GpuThreadRanks.*/1'
 CUDA_DEVICE_MAX_CONNECTIONS=1 once processes2_q1 30 "$BIN/tessera-run" -n 2 "$BIN/tccl_gpu_process_tests"
-echo "== the graph test, 40 runs each"
-CUDA_DEVICE_MAX_CONNECTIONS=32 loop graphs_q32 40 10 'GpuStreams.*:GpuGraphs.*'
-loop graphs_default 40 10 'GpuStreams.*:GpuGraphs.*'
+RUNS=${RUNS:-40}
+echo "== the graph test, up to $RUNS runs each"
+runs=0
+for k in $(seq 1 "$RUNS"); do
+  if [ -n "${UNTIL:-}" ] && [ "$(date +%s)" -ge "$UNTIL" ]; then break; fi
+  CUDA_DEVICE_MAX_CONNECTIONS=32 graph_run graphs_q32
+  graph_run graphs_default
+  runs=$k
+done
+for label in graphs_q32 graphs_default; do
+  echo "$label: $runs runs, ${hung[$label]:-0} hung, ${failed[$label]:-0} failed"
+done
