@@ -130,45 +130,6 @@ TEST_P(GpuThreadRanks, EveryCollectiveDtypeOpInAndOutOfPlace) {
 
 INSTANTIATE_TEST_SUITE_P(N, GpuThreadRanks, ::testing::Values(1, 2, 3, 4), ::testing::PrintToStringParamName());
 
-// Slow kernel: the collective must wait for it (stream order) and the call must not.
-__global__ void SlowFill(float* p, size_t n, float v, long long spinNs) {
-  long long start = clock64();
-  (void)start;
-  for (long long t = 0; t < spinNs; t += 1000) __nanosleep(1000);
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v;
-}
-
-TEST(GpuStreams, CollectiveWaitsForEarlierWorkAndReturnsAtOnce) {
-  TCCL_REQUIRE_GPU();
-  const int N = 2;
-  DeviceRanks ranks(N);
-  ASSERT_TRUE(ranks.ok) << tcclGetLastError(nullptr);
-  const size_t count = 1 << 16;
-  std::vector<int> wrong(N, -1);
-  std::vector<double> callSeconds(N, 0);
-  ranks.Each([&](int r) {
-    float* buf = nullptr;
-    cudaMallocAsync(&buf, count * sizeof(float), ranks.streams[r]);
-    cudaMemsetAsync(buf, 0, count * sizeof(float), ranks.streams[r]);
-    SlowFill<<<64, 256, 0, ranks.streams[r]>>>(buf, count, (float)(r + 1), 200 * 1000 * 1000ll);
-    auto t0 = std::chrono::steady_clock::now();
-    tcclResult_t rc = tcclAllReduce(buf, buf, count, tcclFloat32, tcclSum, ranks.comms[r], ranks.streams[r]);
-    callSeconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (rc != tcclSuccess) return;
-    std::vector<float> host(count);
-    cudaMemcpyAsync(host.data(), buf, count * sizeof(float), cudaMemcpyDeviceToHost, ranks.streams[r]);
-    cudaStreamSynchronize(ranks.streams[r]);
-    wrong[r] = 0;
-    for (float v : host) wrong[r] += v != 3.0f;
-    cudaFreeAsync(buf, ranks.streams[r]);
-    cudaStreamSynchronize(ranks.streams[r]);
-  });
-  for (int r = 0; r < N; ++r) {
-    EXPECT_EQ(wrong[r], 0) << "rank " << r << " (-1: the call failed)";
-    EXPECT_LT(callSeconds[r], 0.1) << "rank " << r << ": tcclAllReduce waited for the stream";
-  }
-}
-
 // Every rank of a thread group arrives before any goes on.
 class ThreadBarrier {
  public:
@@ -191,6 +152,59 @@ class ThreadBarrier {
   const int n_;
   int arrived_ = 0, generation_ = 0;
 };
+
+// Slow kernel: the collective must wait for it (stream order) and the call must not.
+__global__ void SlowFill(float* p, size_t n, float v, long long spinNs) {
+  long long start = clock64();
+  (void)start;
+  for (long long t = 0; t < spinNs; t += 1000) __nanosleep(1000);
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p[i] = v;
+}
+
+// The ranks are threads sharing one driver, so what one rank's thread does after its call can stall
+// another's call. A copy to pageable host memory blocks its thread until the stream is done, and
+// while it waited the graph test below once saw other threads wait for a driver lock. This test,
+// which copied to a std::vector right after its call, failed 2 times in 80 runs on an H200
+// (2026-11-26), a call taking 0.205 s, the slow kernel's time: we think a rank still in its call
+// waited for its peer's copy. So every rank's call returns before any rank copies, and the copy goes
+// to pinned memory allocated before the ranks start.
+TEST(GpuStreams, CollectiveWaitsForEarlierWorkAndReturnsAtOnce) {
+  TCCL_REQUIRE_GPU();
+  const int N = 2;
+  DeviceRanks ranks(N);
+  ASSERT_TRUE(ranks.ok) << tcclGetLastError(nullptr);
+  const size_t count = 1 << 16;
+  std::vector<int> wrong(N, -1);
+  std::vector<double> callSeconds(N, 0);
+  ThreadBarrier called(N);
+  std::vector<float*> hosts(N, nullptr);
+  for (auto& h : hosts) ASSERT_EQ(cudaSuccess, cudaMallocHost(&h, count * sizeof(float)));
+  ranks.Each([&](int r) {
+    float* buf = nullptr;
+    float* host = hosts[r];
+    cudaMallocAsync(&buf, count * sizeof(float), ranks.streams[r]);
+    cudaMemsetAsync(buf, 0, count * sizeof(float), ranks.streams[r]);
+    SlowFill<<<64, 256, 0, ranks.streams[r]>>>(buf, count, (float)(r + 1), 200 * 1000 * 1000ll);
+    auto t0 = std::chrono::steady_clock::now();
+    tcclResult_t rc = tcclAllReduce(buf, buf, count, tcclFloat32, tcclSum, ranks.comms[r], ranks.streams[r]);
+    callSeconds[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    called.ArriveAndWait();
+    if (rc == tcclSuccess) {
+      cudaMemcpyAsync(host, buf, count * sizeof(float), cudaMemcpyDeviceToHost, ranks.streams[r]);
+      cudaStreamSynchronize(ranks.streams[r]);
+      wrong[r] = 0;
+      for (size_t i = 0; i < count; ++i) wrong[r] += host[i] != 3.0f;
+    }
+    cudaFreeAsync(buf, ranks.streams[r]);
+    cudaStreamSynchronize(ranks.streams[r]);
+  });
+  for (auto h : hosts) cudaFreeHost(h);
+  for (int r = 0; r < N; ++r) {
+    EXPECT_EQ(wrong[r], 0) << "rank " << r << " (-1: the call failed)";
+    EXPECT_LT(callSeconds[r], 0.1) << "rank " << r << ": tcclAllReduce waited for the stream";
+  }
+}
+
 
 // Captured once, replayed with new inputs: graph replay must synchronise afresh every time.
 //
