@@ -178,8 +178,8 @@ TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
 // last-level cache: 7 or more ranks on the 2-core development VM), an all-to-all of plain buffers
 // offers what it sends from for CMA reads (Communicator::RunCollective: out of place the send
 // buffer, in place the scratch its blocks are set aside in, where tccl::AllToAllScratchByCma holds
-// too): blocks from tccl::AllToAllSingleCopyFrom on (128 KiB there, the single-copy threshold
-// elsewhere) are read by the receiver in one copy. Elsewhere they go through the rings. Correct
+// too): blocks from the host's single-copy threshold on (tccl::HostSingleCopyBytes: 128 KiB
+// there) are read by the receiver in one copy. Elsewhere they go through the rings. Correct
 // either way. AllToAllOfPlainBuffers runs an all-to-all of `blockBytes` blocks twice, checks every
 // value, and returns the messages this process read by CMA meanwhile.
 static uint64_t AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool inPlace) {
@@ -203,12 +203,17 @@ static uint64_t AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool 
   return tccl::SingleCopyMessages(tccl::CopyMode::Cma) - before;
 }
 
+// The single-copy threshold of this host's `n` ranks (tccl::HostSingleCopyBytes).
+static size_t HostSingleCopyBytesHere(int n) {
+  return tccl::HostSingleCopyBytes((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
+                                   (size_t)tccl::ParamInt("SHM_RING_BYTES"), tccl::LastLevelCacheBytes());
+}
+
 // Whether messages of `messageBytes` from an all-to-all of `blockBytes` blocks go by CMA here.
 static bool AllToAllByCmaHere(int n, size_t blockBytes, size_t messageBytes, bool inPlace) {
   const size_t ringBytes = (size_t)tccl::ParamInt("SHM_RING_BYTES"), cache = tccl::LastLevelCacheBytes();
   return tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
-         messageBytes >= tccl::AllToAllSingleCopyFrom((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n, ringBytes,
-                                                      cache) &&
+         messageBytes >= HostSingleCopyBytesHere(n) &&
          (!inPlace || tccl::AllToAllScratchByCma(n, blockBytes, cache));
 }
 
@@ -240,6 +245,40 @@ TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
               AllToAllByCmaHere(n, 1 << 20, (size_t)tccl::ParamInt("CHUNK_BYTES"), inPlace))
         << where << ", pairwise" << (inPlace ? ", in place" : ", out of place");
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(pairwise));
+}
+
+// The staged all-gather stages each block in scratch that every local rank maps; its peers read a
+// piece from there in one copy from the host's single-copy threshold on (tccl::HostSingleCopyBytes:
+// 128 KiB where the pairs' rings outgrow the cache, as at 7 and 8 ranks on the 2-core development
+// VM; 256 KiB elsewhere), and below it the piece goes through the rings as well. Forced here, with
+// plain buffers; every value checked.
+TEST_F(ProcessRanks, StagedAllGatherReadsItsScratchInOneCopyFromTheHostsThreshold) {
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  if (n < 2) GTEST_SKIP() << "needs two ranks";
+  tcclComm_t staged = nullptr;
+  {
+    ScopedEnv algo("TCCL_ALGO", "allgather:staged");
+    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &staged, nullptr)) << tcclGetLastError(comm_);
+  }
+  for (size_t block : {(size_t)(256 << 10) + 4000, (size_t)(128 << 10) + 4000, (size_t)(64 << 10) + 4000}) {
+    const size_t count = block / sizeof(float);
+    std::vector<float> send(count), recv(count * n, -1.0f);
+    for (size_t i = 0; i < count; ++i) send[i] = (float)(rank * 1000) + (float)i * 0.25f;
+    const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+    ASSERT_EQ(tcclSuccess, tcclAllGather(send.data(), recv.data(), count, tcclFloat32, staged, nullptr))
+        << tcclGetLastError(staged);
+    const uint64_t mapped = tccl::SingleCopyMessages(tccl::CopyMode::Mapped) - before;
+    size_t wrong = 0;
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < count; ++i) wrong += recv[r * count + i] != (float)(r * 1000) + (float)i * 0.25f;
+    EXPECT_EQ(wrong, 0u) << "rank " << rank << ", blocks of " << block << " B";
+    EXPECT_EQ(mapped > 0, count * sizeof(float) >= HostSingleCopyBytesHere(n))
+        << "rank " << rank << " of " << n << ", blocks of " << block << " B, host threshold "
+        << HostSingleCopyBytesHere(n) << " B, last-level cache " << tccl::LastLevelCacheBytes() << " B";
+  }
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(staged));
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If

@@ -42,17 +42,19 @@ TEST(AllToAllByCma, WhereTheRingsOutgrowTheCacheAndRanksShareCores) {
   EXPECT_TRUE(tccl::AllToAllByCma(4, true, 4 * MiB, 32 * MiB));  // larger ones do not
 }
 
-// From which size an all-to-all's blocks carry a single-copy header (communicator.h): 128 KiB where
-// the pairs' rings outgrow the cache, whatever the cores (both ends frame by it); else the host's
-// threshold; never where single copy is off.
-TEST(AllToAllSingleCopyFrom, FromAnEighthOfAMebibyteWhereTheRingsOutgrowTheCache) {
+// The host's single-copy threshold (shm_transport.h): 128 KiB where the pairs' rings outgrow the
+// cache, whatever the cores (both ends frame by it); else TCCL_SHM_SINGLE_COPY_BYTES; never where
+// single copy is off.
+TEST(HostSingleCopyBytes, AnEighthOfAMebibyteWhereThePairsRingsOutgrowTheCache) {
   const size_t MiB = 1 << 20, KiB = 1 << 10;
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 8, MiB, 32 * MiB), 128 * KiB);
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 7, MiB, 32 * MiB), 128 * KiB);
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 6, MiB, 32 * MiB), 256 * KiB);  // 30 MiB of rings fit
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(64 * KiB, 8, MiB, 32 * MiB), 64 * KiB);    // a lower threshold stays
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(0, 8, MiB, 32 * MiB), 0u);                 // single copy off
-  EXPECT_EQ(tccl::AllToAllSingleCopyFrom(256 * KiB, 8, MiB, 0), 256 * KiB);         // cache size unknown
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 8, MiB, 32 * MiB), 128 * KiB);
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 7, MiB, 32 * MiB), 128 * KiB);
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 6, MiB, 32 * MiB), 256 * KiB);   // 30 MiB of rings fit
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 8, MiB, 300 * MiB), 256 * KiB);  // a larger cache
+  EXPECT_EQ(tccl::HostSingleCopyBytes(64 * KiB, 8, MiB, 32 * MiB), 64 * KiB);     // a lower threshold stays
+  EXPECT_EQ(tccl::HostSingleCopyBytes(0, 8, MiB, 32 * MiB), 0u);                  // single copy off
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 8, MiB, 0), 256 * KiB);          // cache size unknown
+  EXPECT_EQ(tccl::HostSingleCopyBytes(256 * KiB, 1, MiB, 1), 256 * KiB);          // no pairs
 }
 
 // Whether an in-place all-to-all also offers its scratch (communicator.h): where the blocks all

@@ -14,20 +14,10 @@ namespace tccl {
 // one CMA read (9-12 GB/s on the development VM); once they do not, the ring traffic goes to
 // memory too. Measured on 2 cores, 32 MiB L3, 1 MiB rings (docs/single_copy.md, "All-to-all by
 // CMA"): 8 ranks (56 MiB of rings) 1.06-1.4x faster by CMA from 4 MiB; 3 to 6 ranks (6-30 MiB)
-// up to 25% slower. Only where ranks share cores: the only case measured.
+// up to 25% slower. Only where ranks share cores: the only case measured. There the host's
+// single-copy threshold is 128 KiB too (HostSingleCopyBytes, transports/shm/shm_transport.h), so
+// blocks from that size are read by CMA.
 bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, size_t cacheBytes);
-
-// From which size an all-to-all's messages carry a single-copy header (and so may be read by CMA
-// where AllToAllByCma holds), given the host's threshold `singleCopyBytes` (0: single copy off).
-// Where the pairs' rings outgrow the cache, blocks from kAllToAllSingleCopyBytes on; elsewhere the
-// host's threshold, as for other operations. Both ends frame a message by this, so it depends only
-// on what the host's ranks share (not on the cores a process may use, unlike AllToAllByCma); where
-// a sender does not offer CMA, its header says the payload follows inline (64 bytes more).
-// 128 KiB, measured at 8 ranks on 2 cores, 32 MiB L3, 1 MiB rings (docs/single_copy.md, "Blocks
-// from 128 KiB"): 128 KiB blocks by CMA took ~700 us against the rings' ~870, 64 KiB ones ~330
-// against ~255 (each CMA read's fixed cost no longer paid for by the copy it saves).
-constexpr size_t kAllToAllSingleCopyBytes = 128 << 10;
-size_t AllToAllSingleCopyFrom(size_t singleCopyBytes, size_t localRanks, size_t ringBytes, size_t cacheBytes);
 
 // Whether an in-place all-to-all (where AllToAllByCma holds) also offers the scratch it sets its
 // blocks aside in: where the blocks the host's ranks set aside, L * (L - 1) of `blockBytes`,

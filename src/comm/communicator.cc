@@ -457,14 +457,9 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     if (shm_) {
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
-      const size_t minBytes = shm_->SingleCopy().minBytes;
-      fresh.shm.singleCopyFrom =
-          a.kind == CollKind::AllToAll
-              ? AllToAllSingleCopyFrom(minBytes, sameHost_.size(), shm_->RingBytes(), LastLevelCacheBytes())
-              : minBytes;
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
-                 fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", fresh.shm.singleCopyFrom);
+                 fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);
     }
     plan = plans_.Add(a, dt, std::move(fresh));
   }
@@ -500,7 +495,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   // message's header says how to read it, so ranks need not agree on this.
   const size_t blockBytes = a.count * a.elemSize;
   const bool fromScratch = send == recv;
-  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && blockBytes >= plan->shm.singleCopyFrom &&
+  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && blockBytes >= shm_->SingleCopy().minBytes &&
                           (!fromScratch || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
   ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
                            fromScratch && offerByCma ? ScratchFor(s, a.elemSize) : send,
@@ -511,7 +506,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
-  if (shm_) shm_->SetOperation({shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_)), shm_->SingleCopy().minBytes});
+  if (shm_) shm_->SetOperation({shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_))});
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

@@ -26,8 +26,7 @@ struct Plan {
   ExecKernels kernels;
   FlightEntry record;
   // Its settings for the shared-memory connections: whether its ring messages may start over at a
-  // ring's start (ShmHost::RingRestartFor, by the rings its schedules write on this host), and
-  // from which size its messages carry a single-copy header (AllToAllSingleCopyFrom).
+  // ring's start (ShmHost::RingRestartFor, by the rings its schedules write on this host).
   ShmOperation shm;
 };
 

@@ -48,9 +48,8 @@ static const ParamInfo kParams[] = {
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "
      "buffer when it can (ranks as threads; tcclMemAlloc buffers; tcclCommRegister'ed buffers via "
      "CMA) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
-     "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md). An "
-     "all-to-all whose pairs' rings outgrow the last-level cache frames its blocks from the smaller "
-     "of this and 128 KiB."},
+     "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md). On a host "
+     "whose pairs' rings outgrow the last-level cache, from the smaller of this and 128 KiB."},
     {"SPIN_US", ParamType::Int, "20",
      "Microseconds a waiting rank polls before it yields and then sleeps; about the cost of "
      "two context switches, so spinning longer never beats handing the core over."},

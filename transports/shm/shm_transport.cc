@@ -91,9 +91,8 @@ class ShmConnection : public Connection {
   // CMA into a reduction goes through this much of a bounce buffer at a time (stays in cache).
   static constexpr size_t kBounce = 256 << 10;
 
-  bool IsLarge(size_t total) const {
-    return operation_->singleCopyFrom != 0 && total >= operation_->singleCopyFrom;
-  }
+  // Both ends frame a message by its size alone, against the host's threshold.
+  bool IsLarge(size_t total) const { return sc_->minBytes != 0 && total >= sc_->minBytes; }
 
   // The byte ring: a message's payload at a 16-byte-aligned position.
   void SendBytes(const void* data, size_t done, size_t total, size_t* taken) {
@@ -336,6 +335,15 @@ bool RingsOutgrowTheCache(size_t rings, size_t ringBytes, size_t cacheBytes) {
   return cacheBytes != 0 && rings * ringBytes > cacheBytes / 4;
 }
 
+bool PairRingsOutgrowTheCache(size_t localRanks, size_t ringBytes, size_t cacheBytes) {
+  return cacheBytes > 0 && localRanks > 1 && localRanks * (localRanks - 1) * ringBytes > cacheBytes;
+}
+
+size_t HostSingleCopyBytes(size_t singleCopyBytes, size_t localRanks, size_t ringBytes, size_t cacheBytes) {
+  if (singleCopyBytes == 0 || !PairRingsOutgrowTheCache(localRanks, ringBytes, cacheBytes)) return singleCopyBytes;
+  return std::min(singleCopyBytes, kSingleCopyBytesWhereRingsOutgrowTheCache);
+}
+
 bool ShmHost::RingRestartFor(size_t rings) const {
   if (ringRestart_ != RingRestart::Auto) return ringRestart_ == RingRestart::Always;
   return RingsOutgrowTheCache(rings, ringBytes_, cacheBytes_);
@@ -368,9 +376,9 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
       ProbeSingleCopy(boot, host->meIndex_, localRanks, localPids, localSameProcess, &host->singleCopy_.peers,
                       &host->singleCopy_.everyoneMaps));
   // A single-copy header travels through the ring, so messages must be larger than a header.
-  host->singleCopy_.minBytes = singleCopyBytes == 0 ? 0 : std::max<size_t>(singleCopyBytes, kLLMaxBytes + 1);
+  const size_t from = HostSingleCopyBytes(singleCopyBytes, L, host->ringBytes_, host->cacheBytes_);
+  host->singleCopy_.minBytes = from == 0 ? 0 : std::max<size_t>(from, kLLMaxBytes + 1);
   host->singleCopy_.registered = registered;
-  host->operation_.singleCopyFrom = host->singleCopy_.minBytes;
   for (size_t i = 0; i < L; ++i)
     if ((int)i != host->meIndex_) {
       const SingleCopyPeer& p = host->singleCopy_.peers[i];

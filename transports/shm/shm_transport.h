@@ -26,6 +26,23 @@ uint64_t RingRestarts();
 // or more up to ~2x faster and the broadcast's 7 rings 10-35% slower, so the line lies between.
 bool RingsOutgrowTheCache(size_t rings, size_t ringBytes, size_t cacheBytes);
 
+// Whether the host's pairs' rings, L * (L - 1) of `ringBytes` for L local ranks, outgrow the whole
+// last-level cache of `cacheBytes` (false when its size is unknown, 0). Operations that keep every
+// pair's ring busy (direct all-gather, reduce-scatter, all-to-all; two-shot all-reduce) then pay
+// for a message's two copies through its ring in memory, not in the cache.
+bool PairRingsOutgrowTheCache(size_t localRanks, size_t ringBytes, size_t cacheBytes);
+
+// The host's single-copy threshold (SingleCopyConfig::minBytes) given TCCL_SHM_SINGLE_COPY_BYTES'
+// `singleCopyBytes`: where the pairs' rings outgrow the cache, the smaller of it and
+// kSingleCopyBytesWhereRingsOutgrowTheCache, else it. Measured at 7 and 8 ranks on 2 cores, 32 MiB
+// L3, 1 MiB rings (docs/single_copy.md, "Where the rings outgrow the cache"): 128 KiB all-to-all
+// blocks by CMA ~700 us against the rings' ~870 (64 KiB ones ~330 against ~255); the staged
+// all-gather, whose 128 KiB blocks peers then read from the shared scratch in one copy, took an
+// 8-rank 1 MiB all-gather from 506-1341 to 268-306 us. Where the rings fit, 128 KiB blocks are as
+// fast through them (4 ranks: the staged all-gather with 192 KiB blocks 20% slower than direct).
+constexpr size_t kSingleCopyBytesWhereRingsOutgrowTheCache = 128 << 10;
+size_t HostSingleCopyBytes(size_t singleCopyBytes, size_t localRanks, size_t ringBytes, size_t cacheBytes);
+
 // When messages may start over at their ring's start (shm_channel.h; TCCL_SHM_RING_RESTART).
 enum class RingRestart { Auto, Never, Always };
 
@@ -34,10 +51,6 @@ enum class RingRestart { Auto, Never, Always };
 struct ShmOperation {
   // Whether its ring messages may start over (ShmHost::RingRestartFor).
   bool ringRestart = false;
-  // Its messages of at least this many bytes start with a single-copy header (single_copy.h); 0:
-  // none do. Both ends frame a message by it, so every rank of the host must derive it alike: from
-  // the operation and settings the host's ranks share (ShmHost::SingleCopy().minBytes by default).
-  size_t singleCopyFrom = 0;
 };
 
 class ShmHost {
@@ -45,8 +58,9 @@ class ShmHost {
   // localRanks: communicator ranks on this host, ascending; me is among them. Collective over the
   // whole communicator (uses bootstrap barriers), so every rank calls it, with or without peers.
   // localPids / localSameProcess: each local rank's pid and whether it is a thread of this
-  // process. singleCopyBytes: messages from this size on may be read by the receiver straight from
-  // the sender's memory (single_copy.h); 0 keeps every message in the rings. ringRestart:
+  // process. singleCopyBytes: messages from this size on (or from HostSingleCopyBytes' smaller
+  // size) may be read by the receiver straight from the sender's memory (single_copy.h); 0 keeps
+  // every message in the rings. ringRestart:
   // when messages may start over at their ring's start (RingRestartFor).
   static Status Setup(Bootstrap& boot, const std::string& segName, const std::vector<int>& localRanks,
                       const std::vector<int>& localPids, const std::vector<bool>& localSameProcess, int me,
