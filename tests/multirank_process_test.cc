@@ -174,6 +174,26 @@ TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
   SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma);
 }
 
+// A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a
+// communicator is set up), with this rank's place in it and the mapped-read count before its calls.
+struct ForcedSplit {
+  int rank = 0, n = 1;
+  tcclComm_t comm = nullptr;
+  uint64_t mappedBefore = 0;
+};
+ForcedSplit SplitForcing(tcclComm_t comm, const char* algo) {
+  ForcedSplit f;
+  tcclCommUserRank(comm, &f.rank);
+  tcclCommCount(comm, &f.n);
+  setenv("TCCL_ALGO", algo, 1);
+  tccl::ReloadParams();
+  EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, f.rank, &f.comm, nullptr)) << tcclGetLastError(comm);
+  unsetenv("TCCL_ALGO");
+  tccl::ReloadParams();
+  f.mappedBefore = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+  return f;
+}
+
 // Where tccl::AllToAllByCma holds (ranks sharing cores, the pairs' rings larger than the
 // last-level cache: 7 or more ranks on the 2-core development VM), an all-to-all of plain buffers
 // offers what it sends from for CMA reads (Communicator::RunCollective: out of place the send
@@ -227,7 +247,7 @@ TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
   for (bool inPlace : {false, true})
     for (size_t block : {(1 << 20) + 4000,     // at 7 and 8 ranks, in place from scratch too
                          (256 << 10) + 4000,   // above the single-copy threshold
-                         (128 << 10) + 4000,   // below it, above the all-to-all's own
+                         (128 << 10) + 4000,   // below it, above 128 KiB (where the rings outgrow the cache)
                          (64 << 10) + 4000}) {  // through the rings everywhere
       // The automatic choice here is direct: every block one message.
       EXPECT_EQ(AllToAllOfPlainBuffers(comm_, block, inPlace) > 0, AllToAllByCmaHere(n, block, block, inPlace))
@@ -235,16 +255,13 @@ TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
     }
   // Forced pairwise sends 128 KiB slices of 1 MiB blocks, in place from two scratch slots: offered
   // alike, each slot rewritten only after the step that sent from it is done.
-  tcclComm_t pairwise = nullptr;
-  {
-    ScopedEnv algo("TCCL_ALGO", "alltoall:pairwise");
-    ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &pairwise, nullptr)) << tcclGetLastError(comm_);
-  }
+  const ForcedSplit pairwise = SplitForcing(comm_, "alltoall:pairwise");
+  ASSERT_NE(pairwise.comm, nullptr);
   for (bool inPlace : {false, true})
-    EXPECT_EQ(AllToAllOfPlainBuffers(pairwise, 1 << 20, inPlace) > 0,
+    EXPECT_EQ(AllToAllOfPlainBuffers(pairwise.comm, 1 << 20, inPlace) > 0,
               AllToAllByCmaHere(n, 1 << 20, (size_t)tccl::ParamInt("CHUNK_BYTES"), inPlace))
         << where << ", pairwise" << (inPlace ? ", in place" : ", out of place");
-  EXPECT_EQ(tcclSuccess, tcclCommDestroy(pairwise));
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(pairwise.comm));
 }
 
 // Buffers that only some ranks allocate with tcclMemAlloc make those ranks price single copy. If
@@ -289,26 +306,6 @@ TEST_F(ProcessRanks, SingleCopyOnSomeRanksOnlyIsAClearError) {
     tcclMemFree(recv);
   }
   tcclCommDestroy(sc);
-}
-
-// A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a
-// communicator is set up), with this rank's place in it and the mapped-read count before its calls.
-struct ForcedSplit {
-  int rank = 0, n = 1;
-  tcclComm_t comm = nullptr;
-  uint64_t mappedBefore = 0;
-};
-ForcedSplit SplitForcing(tcclComm_t comm, const char* algo) {
-  ForcedSplit f;
-  tcclCommUserRank(comm, &f.rank);
-  tcclCommCount(comm, &f.n);
-  setenv("TCCL_ALGO", algo, 1);
-  tccl::ReloadParams();
-  EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, f.rank, &f.comm, nullptr)) << tcclGetLastError(comm);
-  unsetenv("TCCL_ALGO");
-  tccl::ReloadParams();
-  f.mappedBefore = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
-  return f;
 }
 
 // After staged calls: every rank received some piece read from the mapped staging (as in

@@ -5,7 +5,6 @@
 namespace tccl {
 
 // The direct all-to-all keeps every directed pair's ring busy at once: L * (L - 1) rings.
-
 bool AllToAllByCma(size_t localRanks, bool ranksShareCores, size_t ringBytes, size_t cacheBytes) {
   return ranksShareCores && PairRingsOutgrowTheCache(localRanks, ringBytes, cacheBytes);
 }

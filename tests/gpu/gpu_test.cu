@@ -205,7 +205,6 @@ TEST(GpuStreams, CollectiveWaitsForEarlierWorkAndReturnsAtOnce) {
   }
 }
 
-
 // Captured once, replayed with new inputs: graph replay must synchronise afresh every time.
 //
 // Ranks as threads of one process share the CUDA driver, and a rank's replay cannot finish until
