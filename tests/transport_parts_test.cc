@@ -488,12 +488,12 @@ TEST(FlightRecorder, DumpsDuringStartsShowWholeEntries) {
   std::thread writer([&] {
     for (uint64_t i = 0; i < 2000000; ++i) {
       tccl::FlightEntry e;
-      e.seq = i;
+      e.seq = i + 1;  // not the number recorded: Start takes that apart
       e.op = "all_reduce";
       e.dtype = "int32";
       e.algo = "ring";
       e.count = i % 7 + 1;
-      rec.Finish(rec.Start(e), true);
+      rec.Finish(rec.Start(e, i), true);
     }
     done = true;
   });

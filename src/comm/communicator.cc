@@ -272,9 +272,10 @@ std::string Communicator::DumpFlightRecorder() const {
 }
 
 Status Communicator::PeerReportedFailure() const {
+  if (!shm_ || !shm_->AnyFailureReported()) return Status::Ok();  // every call: one load, no string
   int reporter = -1;
   std::string reason;
-  if (shm_ && shm_->FailureReported(&reporter, &reason) && reporter != rank_)
+  if (shm_->FailureReported(&reporter, &reason) && reporter != rank_)
     return RemoteError("%s reported a failure: %s", DescribePeer(reporter).c_str(), reason.c_str());
   return Status::Ok();
 }
@@ -367,7 +368,7 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
 }
 
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
-                             const FlightEntry& entry, const std::function<std::string()>& describe) {
+                             const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe) {
   TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
   Status reported = PeerReportedFailure();
@@ -376,7 +377,7 @@ Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vecto
     Fail(st);
     return st;
   }
-  size_t slot = flight_->Start(entry);
+  size_t slot = flight_->Start(entry, seq);
   bufs[kScratchBuf] = ScratchFor(s, k.elemSize);
   ExecEnv& env = env_;
   env.tag = tag;
@@ -444,6 +445,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   if (!plan) {
     Plan fresh;
     TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, cost_, &fresh.alg));
+    fresh.algoIndex = (uint8_t)(fresh.alg - AllAlgorithms().data());
     fresh.schedule = fresh.alg->generate(a);
     PrepareSchedule(&fresh.schedule, a.elemSize);
     fresh.kernels = KernelsFor(dt, a.op);
@@ -474,14 +476,18 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   tag.kind = (uint8_t)a.kind;
   tag.dtype = (uint8_t)dt;
   tag.redop = (uint8_t)a.op;
-  tag.algo = (uint8_t)(alg - AllAlgorithms().data());
-  FlightEntry e = plan->record;
-  e.seq = seq;
-  // Captures two pointers, so std::function keeps it inline (no allocation per call).
-  const FlightEntry* what = &e;
+  tag.algo = plan->algoIndex;
+  // The plan's record is not copied per call: the recorder takes it and this call's number.
+  // The closure captures two pointers, so std::function keeps it inline (no allocation per call).
+  struct Which {
+    const FlightEntry* record;
+    uint64_t seq;
+  } which{&plan->record, seq};
+  const Which* what = &which;
   auto describe = [this, what] {
-    return std::string(what->op) + " #" + std::to_string(what->seq) + " (" + std::to_string(what->count) + " x " +
-           what->dtype + ", " + what->algo + ") on " + Describe();
+    const FlightEntry& r = *what->record;
+    return std::string(r.op) + " #" + std::to_string(what->seq) + " (" + std::to_string(r.count) + " x " + r.dtype +
+           ", " + r.algo + ") on " + Describe();
   };
   TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
   collBufs_.resize(3);
@@ -500,7 +506,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
                            fromScratch && offerByCma ? ScratchFor(s, a.elemSize) : send,
                            fromScratch ? s.scratchElems * a.elemSize : blockBytes * nranks_);
-  return Execute(s, plan->kernels, collBufs_, tag, e, describe);
+  return Execute(s, plan->kernels, collBufs_, tag, plan->record, seq, describe);
 }
 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
@@ -556,7 +562,7 @@ Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   e.algo = "p2p";
   for (const P2POp& op : ops) e.count += op.bytes;
   AddSchedulePeers(s, &e);
-  return Execute(s, KernelsFor(tcclUint8, tcclSum), bufs, tag, e, describe);
+  return Execute(s, KernelsFor(tcclUint8, tcclSum), bufs, tag, e, seq, describe);
 }
 
 Status Communicator::Split(int color, int key, const CommSettings& settings, std::unique_ptr<Communicator>* out) {

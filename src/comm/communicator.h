@@ -92,9 +92,9 @@ class Communicator {
   Communicator() = default;
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
   size_t SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const;
-  // `entry`: the flight-recorder entry, peers included (AddSchedulePeers).
+  // `entry`: the flight-recorder entry, peers included (AddSchedulePeers), recorded as operation `seq`.
   Status Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
-                 const FlightEntry& entry, const std::function<std::string()>& describe);
+                 const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe);
   // Lists the peers `s` exchanges messages with in `entry` (each once).
   void AddSchedulePeers(const Schedule& s, FlightEntry* entry) const;
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.

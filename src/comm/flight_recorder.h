@@ -42,8 +42,9 @@ struct FlightEntry {
 class FlightRecorder {
  public:
   explicit FlightRecorder(size_t capacity);
-  // Records a started operation; returns its slot for Finish.
-  size_t Start(const FlightEntry& e);
+  // Records a started operation, `e` numbered `seq` (its own seq is ignored); returns its slot for
+  // Finish. (The number comes apart so that a cached plan's entry need not be copied per call.)
+  size_t Start(const FlightEntry& e, uint64_t seq);
   void Finish(size_t slot, bool ok);
   // One line per entry, oldest first, each prefixed with `who`.
   std::string Dump(const std::string& who) const;

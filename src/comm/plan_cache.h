@@ -20,6 +20,7 @@ namespace tccl {
 
 struct Plan {
   const AlgorithmInfo* alg = nullptr;
+  uint8_t algoIndex = 0;  // alg's row in AllAlgorithms(), as the messages' tags carry it
   Schedule schedule;
   // Also fixed by the key, so worked out once: the reduce and divide kernels for (dtype, op), and
   // the flight-recorder entry (op, dtype, algorithm, count, root, peers) less its sequence number.

@@ -14,6 +14,8 @@
 
 namespace tccl {
 
+std::atomic<bool> g_tracesOff{false};
+
 namespace {
 
 struct LogConfig {
@@ -79,6 +81,7 @@ void LoadLocked(LogConfig& c) {
     pos = comma + 1;
   }
   c.mask = exclude ? ~mask : (mask ? mask : kLogAll);
+  g_tracesOff.store(c.level < LogLevel::Trace, std::memory_order_relaxed);
   if (c.out != stderr && c.out) fclose(c.out);
   c.out = stderr;
   std::string file = ParamString("DEBUG_FILE");

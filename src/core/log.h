@@ -2,6 +2,8 @@
 // Line prefix: "host:pid:tid TCCL LEVEL SUBSYS message".
 #pragma once
 
+#include <atomic>
+
 namespace tccl {
 
 enum class LogLevel { None = 0, Warn = 1, Info = 2, Trace = 3 };
@@ -16,6 +18,10 @@ enum LogSubsys : unsigned {
 };
 
 bool LogEnabled(LogLevel level, unsigned subsys);
+// True once the configuration is loaded and TCCL_DEBUG is below TRACE: TCCL_TRACE then costs one
+// load, where LogEnabled is a call (every collective passes two traces; docs/performance.md,
+// "What one small call costs").
+extern std::atomic<bool> g_tracesOff;
 void Log(LogLevel level, unsigned subsys, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 void ReloadLogConfig();  // after the environment changed (tests)
 // Whether TCCL_DEBUG_SUBSYS names this subsystem itself (not through ALL): reports a user asks for
@@ -34,6 +40,7 @@ void LogNamed(unsigned subsys, const char* fmt, ...) __attribute__((format(print
   } while (0)
 #define TCCL_TRACE(subsys, ...)                                             \
   do {                                                                      \
-    if (::tccl::LogEnabled(::tccl::LogLevel::Trace, subsys))                \
+    if (!::tccl::g_tracesOff.load(std::memory_order_relaxed) &&            \
+        ::tccl::LogEnabled(::tccl::LogLevel::Trace, subsys))                \
       ::tccl::Log(::tccl::LogLevel::Trace, subsys, __VA_ARGS__);            \
   } while (0)

@@ -36,6 +36,11 @@ TCCL_DEFINE_STATUS_MAKER(RemoteError, tcclRemoteError)
 TCCL_DEFINE_STATUS_MAKER(Timeout, tcclTimeout)
 TCCL_DEFINE_STATUS_MAKER(DeviceError, tcclUnhandledDeviceError)
 
+const std::string& Status::NoMessage() {
+  static const std::string none;
+  return none;
+}
+
 static thread_local std::string t_lastError;
 
 void SetLastError(const Status& st) {

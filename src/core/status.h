@@ -10,19 +10,36 @@
 
 namespace tccl {
 
+// One pointer wide: success is a null pointer, so the many Status values a call passes along on
+// its way (every TCCL_RETURN_IF_ERROR) cost one store and one test each; the code and the sentence
+// live on the heap only once something has failed. (A std::string member made every success
+// four stores and a destructor's test; an 8-byte collective makes ~20 of them,
+// docs/performance.md, "What one small call costs".)
 class Status {
  public:
   Status() = default;
-  Status(tcclResult_t code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(tcclResult_t code, std::string message)
+      : rep_(code == tcclSuccess ? nullptr : new Rep{code, std::move(message)}) {}
+  Status(const Status& o) : rep_(o.rep_ ? new Rep(*o.rep_) : nullptr) {}
+  Status(Status&& o) noexcept : rep_(o.rep_) { o.rep_ = nullptr; }
+  Status& operator=(Status o) noexcept {
+    std::swap(rep_, o.rep_);
+    return *this;
+  }
+  ~Status() { delete rep_; }
 
   static Status Ok() { return Status(); }
-  bool ok() const { return code_ == tcclSuccess; }
-  tcclResult_t code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  tcclResult_t code() const { return rep_ ? rep_->code : tcclSuccess; }
+  const std::string& message() const { return rep_ ? rep_->message : NoMessage(); }
 
  private:
-  tcclResult_t code_ = tcclSuccess;
-  std::string message_;
+  struct Rep {
+    tcclResult_t code;
+    std::string message;
+  };
+  static const std::string& NoMessage();
+  Rep* rep_ = nullptr;
 };
 
 // printf-style helpers so error sites read as one line.

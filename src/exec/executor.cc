@@ -141,9 +141,13 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   if (staging.size() < s.stagingBytes) staging.resize(s.stagingBytes);
   for (size_t si = 0; si < s.steps.size(); ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
-    done.assign(ops.size(), 0);
-    tagDone.assign(ops.size(), 0);
-    rctx.assign(ops.size(), ReduceCtx{});
+    // Sized up only (kept across calls); each op's entries are set in the loop below, and a
+    // reduce context only where an op reduces (stores are what a small call's time is made of).
+    if (done.size() < ops.size()) {
+      done.resize(ops.size());
+      tagDone.resize(ops.size());
+      rctx.resize(ops.size());
+    }
     size_t remaining = 0;
     // Local ops run once the first pass has posted the step's messages: a peer reading this
     // rank's buffer in one copy (single_copy.h) then works while this rank copies locally (a
@@ -151,6 +155,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     // memory (the simulator checks it), so the order within the step is free.
     bool localsPending = false;
     for (size_t i = 0; i < ops.size(); ++i) {
+      done[i] = 0;
+      tagDone[i] = 0;
       if (IsLocal(ops[i].kind)) {
         localsPending = true;
       } else if (ops[i].count == 0) {

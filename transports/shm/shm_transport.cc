@@ -405,6 +405,10 @@ void ShmHost::PublishFailure(int reporterRank, const std::string& reason) {
   for (size_t i = 0; i < localRanks_.size(); ++i) DoorbellOf((int)i)->RingAlways();
 }
 
+bool ShmHost::AnyFailureReported() const {
+  return static_cast<const FailureRecord*>(seg_.data())->state.load(std::memory_order_acquire) == 2;
+}
+
 bool ShmHost::FailureReported(int* reporterRank, std::string* reason) const {
   auto* rec = static_cast<const FailureRecord*>(seg_.data());
   if (rec->state.load(std::memory_order_acquire) != 2) return false;

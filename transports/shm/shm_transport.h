@@ -89,6 +89,8 @@ class ShmHost {
   // wait and fail at once with that reason instead of waiting for their own deadline.
   void PublishFailure(int reporterRank, const std::string& reason);
   bool FailureReported(int* reporterRank, std::string* reason) const;
+  // Whether any rank has reported a failure (FailureReported's first test alone: one load).
+  bool AnyFailureReported() const;
 
  private:
   int IndexOf(int rank) const;
