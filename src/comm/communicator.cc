@@ -466,7 +466,6 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     plan = plans_.Add(a, dt, std::move(fresh));
   }
   if (shm_) shm_->SetOperation(plan->shm);
-  const AlgorithmInfo* alg = plan->alg;
   const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
   OpTag tag;

@@ -410,8 +410,8 @@ bool ShmHost::AnyFailureReported() const {
 }
 
 bool ShmHost::FailureReported(int* reporterRank, std::string* reason) const {
+  if (!AnyFailureReported()) return false;
   auto* rec = static_cast<const FailureRecord*>(seg_.data());
-  if (rec->state.load(std::memory_order_acquire) != 2) return false;
   *reporterRank = rec->reporter;
   *reason = std::string(rec->reason, strnlen(rec->reason, sizeof(rec->reason)));
   return true;
