@@ -277,11 +277,12 @@ TEST(FaultInjection, GarbageOnBootstrapPort) {
     }
     return -1;
   };
-  std::mt19937 rng(7);
   for (int kind = 0; kind < 4; ++kind) {
     attackers.emplace_back([&, kind] {
       int fd = connectTo();
       if (fd < 0) return;
+      // One generator per attacker: a shared one raced (UBSan caught its index out of bounds in CI).
+      std::mt19937 rng(7 + kind);
       std::vector<unsigned char> junk(kind == 0 ? 100000 : 64);
       for (auto& b : junk) b = (unsigned char)rng();
       if (kind == 1) memcpy(junk.data(), "TSCT", 4);          // magic-looking, wrong secret
