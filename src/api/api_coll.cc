@@ -50,13 +50,19 @@ Status CheckRoot(const Call& c, int root) {
   return Status::Ok();
 }
 
-Status NeedBuf(const Call& c, const void* p, const char* name, size_t count) {
+// Out of line: the refusals, and CUDA communicators' buffers (NeedBuf's common case is two tests).
+[[gnu::noinline]] Status CheckBufFully(const Call& c, const void* p, const char* name, size_t count) {
   if (count && !p) return InvalidArgument("%s: %s is NULL", c.fn, name);
   if (count && c.comm->device() && !c.comm->device()->Addressable(p))
     return InvalidArgument("%s: %s (%p) is not memory CUDA device %d can address (a CUDA communicator takes device, "
                            "managed or registered host memory)",
                            c.fn, name, p, c.comm->cudaDevice());
   return Status::Ok();
+}
+
+Status NeedBuf(const Call& c, const void* p, const char* name, size_t count) {
+  if (!count || (p && !c.comm->device())) return Status::Ok();
+  return CheckBufFully(c, p, name, count);
 }
 
 // Runs now (NULL stream), enqueues on a host stream, or joins the current group.

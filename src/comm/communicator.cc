@@ -369,16 +369,20 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
 
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                              const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe) {
-  TCCL_RETURN_IF_ERROR(Broken());
+  // Both checks are one load each when nothing failed, inline: the calls they replace were ~50
+  // instructions of a ~1500-instruction small call (docs/performance.md, "a fourth trim").
+  if (failed_.load(std::memory_order_acquire)) TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
-  Status reported = PeerReportedFailure();
-  if (!reported.ok()) {
-    Status st(reported.code(), describe() + ": " + reported.message());
-    Fail(st);
-    return st;
+  if (shm_ && shm_->AnyFailureReported()) {
+    Status reported = PeerReportedFailure();
+    if (!reported.ok()) {
+      Status st(reported.code(), describe() + ": " + reported.message());
+      Fail(st);
+      return st;
+    }
   }
   size_t slot = flight_->Start(entry, seq);
-  bufs[kScratchBuf] = ScratchFor(s, k.elemSize);
+  bufs[kScratchBuf] = s.scratchElems ? ScratchFor(s, k.elemSize) : nullptr;
   ExecEnv& env = env_;
   env.tag = tag;
   env.failedPeer = -1;
@@ -413,8 +417,9 @@ void* Communicator::ScratchFor(const Schedule& s, size_t elemSize) {
 size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const {
   if (!allLocal_ || nranks_ == 1 || !shm_) return 0;
   const SingleCopyConfig& cfg = shm_->SingleCopy();
-  if (cfg.minBytes == 0) return 0;
   const size_t c = a.count * a.elemSize, all = c * (size_t)a.nranks;
+  // No buffer of the call is larger than `all`: below the threshold the answer is 0 at once.
+  if (cfg.minBytes == 0 || all < cfg.minBytes) return 0;
   size_t sendBytes = c, recvBytes = c;
   if (a.kind == CollKind::AllGather) recvBytes = all;
   if (a.kind == CollKind::ReduceScatter) sendBytes = all;

@@ -10,8 +10,14 @@ static bool SameCall(const CollArgs& x, const CollArgs& y) {
 }
 
 const Plan* PlanCache::Find(const CollArgs& a, tcclDataType_t dt) const {
-  for (const Entry& e : entries_)
-    if (e.dt == dt && SameCall(e.args, a)) return &e.plan;
+  // A loop repeats its last call most often: that entry first, then the rest.
+  if (lastHit_ < entries_.size() && entries_[lastHit_].dt == dt && SameCall(entries_[lastHit_].args, a))
+    return &entries_[lastHit_].plan;
+  for (size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].dt == dt && SameCall(entries_[i].args, a)) {
+      lastHit_ = i;
+      return &entries_[i].plan;
+    }
   return nullptr;
 }
 

@@ -48,6 +48,7 @@ class PlanCache {
   };
   std::vector<Entry> entries_;
   size_t next_ = 0;  // the slot Add overwrites when full
+  mutable size_t lastHit_ = 0;  // the entry Find returned last (checked first)
 };
 
 }  // namespace tccl

@@ -139,37 +139,45 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   } waitScope{env.waiter};
   auto& [done, tagDone, rctx, sockets, moved, staging, waitingOn] = scratch;
   if (staging.size() < s.stagingBytes) staging.resize(s.stagingBytes);
-  for (size_t si = 0; si < s.steps.size(); ++si) {
+  unsigned char* const stagingBase = staging.data();
+  const size_t nsteps = s.steps.size();
+  for (size_t si = 0; si < nsteps; ++si) {
     const std::vector<Op>& ops = s.steps[si].ops;
+    // The step's sizes and arrays in locals: through the vectors, every store to an op's counters
+    // made the compiler reload each vector's bounds (their size() was 5% of a small call's path).
+    const size_t nops = ops.size();
     // Sized up only (kept across calls); each op's entries are set in the loop below, and a
     // reduce context only where an op reduces (stores are what a small call's time is made of).
-    if (done.size() < ops.size()) {
-      done.resize(ops.size());
-      tagDone.resize(ops.size());
-      rctx.resize(ops.size());
+    if (done.size() < nops) {
+      done.resize(nops);
+      tagDone.resize(nops);
+      rctx.resize(nops);
     }
+    size_t* const doneAt = done.data();
+    size_t* const tagDoneAt = tagDone.data();
+    const Op* const opAt = ops.data();
     size_t remaining = 0;
     // Local ops run once the first pass has posted the step's messages: a peer reading this
     // rank's buffer in one copy (single_copy.h) then works while this rank copies locally (a
     // broadcast root's own copy overlaps its receivers' reads). Ops of a step touch disjoint
     // memory (the simulator checks it), so the order within the step is free.
     bool localsPending = false;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      done[i] = 0;
-      tagDone[i] = 0;
-      if (IsLocal(ops[i].kind)) {
+    for (size_t i = 0; i < nops; ++i) {
+      doneAt[i] = 0;
+      tagDoneAt[i] = 0;
+      if (IsLocal(opAt[i].kind)) {
         localsPending = true;
-      } else if (ops[i].count == 0) {
-        done[i] = SIZE_MAX;  // zero-byte messages are skipped by both sides
+      } else if (opAt[i].count == 0) {
+        doneAt[i] = SIZE_MAX;  // zero-byte messages are skipped by both sides
       } else {
-        if (ops[i].kind == OpKind::RecvReduce)
-          rctx[i] = {Ptr(bufs, ops[i].dst, es), Ptr(bufs, ops[i].src, es), k.reduce, es};
-        const size_t total = ops[i].count * es;
-        if (SendIsStaged(ops[i], es)) {
+        if (opAt[i].kind == OpKind::RecvReduce)
+          rctx[i] = {Ptr(bufs, opAt[i].dst, es), Ptr(bufs, opAt[i].src, es), k.reduce, es};
+        const size_t total = opAt[i].count * es;
+        if (SendIsStaged(opAt[i], es)) {
           OpTag t = env.tag;
           t.bytes = total;
-          memcpy(staging.data() + ops[i].stageAt, &t, kTag);
-          memcpy(staging.data() + ops[i].stageAt + kTag, Ptr(bufs, ops[i].src, es), total);
+          memcpy(stagingBase + opAt[i].stageAt, &t, kTag);
+          memcpy(stagingBase + opAt[i].stageAt + kTag, Ptr(bufs, opAt[i].src, es), total);
         }
         ++remaining;
       }
@@ -184,38 +192,41 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       sockets.clear();
       moved.clear();
       // Only the first unfinished op per (peer, direction) may move: streams are ordered.
-      for (size_t i = 0; i < ops.size(); ++i) {
-        if (done[i] == SIZE_MAX || IsLocal(ops[i].kind)) continue;
-        const Op& op = ops[i];
+      for (size_t i = 0; i < nops; ++i) {
+        if (doneAt[i] == SIZE_MAX || IsLocal(opAt[i].kind)) continue;
+        const Op& op = opAt[i];
         bool sending = op.kind == OpKind::Send;
-        if ((op.after >= 0 && done[op.after] != SIZE_MAX) || (op.prevOnStream >= 0 && done[op.prevOnStream] != SIZE_MAX))
+        if ((op.after >= 0 && doneAt[op.after] != SIZE_MAX) || (op.prevOnStream >= 0 && doneAt[op.prevOnStream] != SIZE_MAX))
           continue;
         Connection* c = env.conns[op.peer];
         size_t total = op.count * es;
         size_t n = 0;
-        OpTag want = env.tag;
-        want.bytes = total;
         Status st;
         // First the tag, then the payload; a small payload travels in the tag's message (one
         // ring update and one wake-up instead of two), staged with the tag in `staging`.
         const bool inl = total <= kInlineBytes;
         const size_t head = inl ? kTag + total : kTag;
-        if (tagDone[i] < head) {
+        if (tagDoneAt[i] < head) {
           // (Only a large send has no place here: it sends its tag from `want`. A schedule of large
           // sends alone leaves `staging` empty, so no element of it is named.)
-          unsigned char* stage = staging.data() + op.stageAt;
-          const size_t before = tagDone[i];
-          if (sending) {
-            st = inl ? c->TrySend(stage, before, head, &n) : c->TrySend(&want, before, kTag, &n);
+          unsigned char* stage = stagingBase + op.stageAt;
+          const size_t before = tagDoneAt[i];
+          if (sending && inl) {
+            st = c->TrySend(stage, before, head, &n);
+          } else if (sending) {
+            OpTag want = env.tag;
+            want.bytes = total;
+            st = c->TrySend(&want, before, kTag, &n);
           } else {
             RecvSink sink;
             sink.direct = stage;
             st = c->TryRecv(sink, before, head, &n);
           }
-          tagDone[i] += n;
+          tagDoneAt[i] += n;
           // The tag is checked as soon as it is in, before any payload byte is used.
-          if (st.ok() && !sending && before < kTag && tagDone[i] >= kTag) {
-            OpTag got;
+          if (st.ok() && !sending && before < kTag && tagDoneAt[i] >= kTag) {
+            OpTag got, want = env.tag;
+            want.bytes = total;
             memcpy(&got, stage, kTag);
             if (!SameTag(got, want))
               return InvalidUsage("%s: mismatched calls across ranks: %s", describe().c_str(),
@@ -224,17 +235,17 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           if (n) moved.push_back(c);
           progressed |= n > 0;
           n = 0;
-          if (st.ok() && inl && tagDone[i] == head) {
+          if (st.ok() && inl && tagDoneAt[i] == head) {
             if (op.kind == OpKind::Recv) memcpy(Ptr(bufs, op.dst, es), stage + kTag, total);
             if (op.kind == OpKind::RecvReduce) ConsumeReduce(&rctx[i], stage + kTag, 0, total);
-            done[i] = SIZE_MAX;
+            doneAt[i] = SIZE_MAX;
             --remaining;
             continue;
           }
         }
-        if (st.ok() && tagDone[i] == kTag && !inl) {
+        if (st.ok() && tagDoneAt[i] == kTag && !inl) {
           if (sending) {
-            st = c->TrySend(Ptr(bufs, op.src, es), done[i], total, &n);
+            st = c->TrySend(Ptr(bufs, op.src, es), doneAt[i], total, &n);
           } else {
             RecvSink sink;
             sink.granularity = es;
@@ -244,7 +255,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
               sink.consume = &ConsumeReduce;
               sink.ctx = &rctx[i];
             }
-            st = c->TryRecv(sink, done[i], total, &n);
+            st = c->TryRecv(sink, doneAt[i], total, &n);
           }
         }
         if (!st.ok()) {
@@ -256,9 +267,9 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (n) {
           progressed = true;
           moved.push_back(c);
-          done[i] += n;
-          if (done[i] == total) {
-            done[i] = SIZE_MAX;
+          doneAt[i] += n;
+          if (doneAt[i] == total) {
+            doneAt[i] = SIZE_MAX;
             --remaining;
           }
         } else if (c->PollFd() >= 0) {
@@ -272,10 +283,10 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       for (Connection* c : moved) c->Publish();
       if (localsPending) {
         localsPending = false;
-        for (size_t i = 0; i < ops.size(); ++i)
-          if (IsLocal(ops[i].kind)) {
-            RunLocal(ops[i], bufs, k, env.rank, env.nranks);
-            done[i] = SIZE_MAX;
+        for (size_t i = 0; i < nops; ++i)
+          if (IsLocal(opAt[i].kind)) {
+            RunLocal(opAt[i], bufs, k, env.rank, env.nranks);
+            doneAt[i] = SIZE_MAX;
           }
         continue;
       }
@@ -292,8 +303,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       if (env.health) {
         // Only the peers this step still waits for: one that finished with us may have left.
         waitingOn.clear();
-        for (size_t i = 0; i < ops.size(); ++i)
-          if (done[i] != SIZE_MAX && !IsLocal(ops[i].kind)) waitingOn.push_back(ops[i].peer);
+        for (size_t i = 0; i < nops; ++i)
+          if (doneAt[i] != SIZE_MAX && !IsLocal(opAt[i].kind)) waitingOn.push_back(opAt[i].peer);
         Status h = env.health(waitingOn);
         if (!h.ok()) {
           if (!peerGone) {
@@ -306,10 +317,10 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       if (!deadline) deadline = Deadline::After(env.timeoutSec);
       if (deadline->Expired()) {
         std::string waiting;
-        for (size_t i = 0; i < ops.size(); ++i)
-          if (done[i] != SIZE_MAX)
+        for (size_t i = 0; i < nops; ++i)
+          if (doneAt[i] != SIZE_MAX)
             waiting += std::string(waiting.empty() ? "" : ", ") +
-                       (ops[i].kind == OpKind::Send ? "send to " : "receive from ") + env.describePeer(ops[i].peer);
+                       (opAt[i].kind == OpKind::Send ? "send to " : "receive from ") + env.describePeer(opAt[i].peer);
         std::string diag = env.diagnose ? env.diagnose() : "";
         return Timeout("%s: not complete after TCCL_TIMEOUT=%.0f s (step %zu of %zu), still waiting on %s%s%s",
                        describe().c_str(), env.timeoutSec, si + 1, s.steps.size(), waiting.c_str(),
@@ -320,8 +331,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     // Claim what the next sends will write (Connection::PrepareNextSend) now that the step is
     // done: not earlier, where the claims would queue ahead of the reads of the peers' lines that
     // this rank is waiting for (measured slower at 2 ranks, docs/performance.md).
-    for (const Op& op : ops)
-      if (op.kind == OpKind::Send && op.count) env.conns[op.peer]->PrepareNextSend();
+    for (size_t i = 0; i < nops; ++i)
+      if (opAt[i].kind == OpKind::Send && opAt[i].count) env.conns[opAt[i].peer]->PrepareNextSend();
   }
   return Status::Ok();
 }
