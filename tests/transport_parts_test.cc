@@ -476,6 +476,43 @@ TEST(PrepareSchedule, LinksStreamsAndLaysOutTheStaging) {
   EXPECT_EQ(s.stagingBytes, 192u);  // the larger step's: four small messages
 }
 
+// A staging owner's copies into shared scratch (Schedule::sharedScratch, algorithms/staged.cc) go
+// through ExecEnv::copyToSharedScratch, where the communicator applies the ring's rule for slow
+// stores (src/comm/shared_scratch_copy.h); every other copy, and any copy in a schedule without
+// shared scratch, stays a memmove. The bytes arrive either way.
+TEST(Execute, StagingCopiesIntoSharedScratchGoThroughTheCommunicatorsCopy) {
+  struct Counted {
+    int calls = 0;
+    size_t bytes = 0;
+  } counted;
+  Waiter waiter(nullptr, false, 0, 0);
+  ExecEnv env;
+  env.waiter = &waiter;
+  env.conns = {nullptr};
+  env.copyCtx = &counted;
+  env.copyToSharedScratch = [](void* ctx, void* dst, const void* src, size_t n) {
+    auto* c = static_cast<Counted*>(ctx);
+    ++c->calls;
+    c->bytes += n;
+    memcpy(dst, src, n);
+  };
+  for (bool shared : {true, false}) {
+    counted = {};
+    Schedule s;
+    s.sharedScratch = shared;
+    s.scratchElems = 64;
+    s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kScratchBuf, 0}, 64)}});   // staging: the hook
+    s.steps.push_back({{MakeCopy({kScratchBuf, 0}, {kRecvBuf, 0}, 64)}});   // reading: memmove
+    std::vector<float> send(64), recv(64, -1.0f), scratch(64);
+    for (int i = 0; i < 64; ++i) send[i] = 0.5f * (float)i;
+    const std::vector<void*> bufs = {send.data(), recv.data(), scratch.data()};
+    ASSERT_TRUE(Execute(s, bufs, KernelsFor(tcclFloat, tcclSum), env, [] { return std::string("test"); }).ok());
+    EXPECT_EQ(recv, send);
+    EXPECT_EQ(counted.calls, shared ? 1 : 0);
+    EXPECT_EQ(counted.bytes, shared ? 64 * sizeof(float) : 0u);
+  }
+}
+
 }  // namespace
 }  // namespace tccl
 

@@ -234,6 +234,8 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   env_.health = [this](const std::vector<int>& waitingOn) { return Health(false, &waitingOn); };
   env_.diagnose = [this] { return monitor_->Diagnose([this](int r) { return DescribePeer(r); }); };
   for (int r = 0; r < nranks_; ++r) env_.conns.push_back(conns_[r].get());
+  env_.copyToSharedScratch = &SharedScratchCopy::Copy;
+  env_.copyCtx = &sharedScratchCopy_;
   TCCL_RETURN_IF_ERROR(boot_->Barrier());
 
   if (rank_ == 0 && (LogEnabled(LogLevel::Info, kLogTuning) || LogSubsysNamed(kLogTuning))) {

@@ -17,6 +17,7 @@
 #include "comm/op_lock.h"
 #include "comm/peer_monitor.h"
 #include "comm/plan_cache.h"
+#include "comm/shared_scratch_copy.h"
 #include "device/device_comm.h"
 #include "memory/registrations.h"
 #include "exec/executor.h"
@@ -141,6 +142,7 @@ class Communicator {
   void* sharedScratch_ = nullptr;
   size_t sharedScratchSize_ = 0;
   size_t sharedScratchBytes_ = 0;
+  SharedScratchCopy sharedScratchCopy_;  // how staging owners copy into it (ExecEnv::copyToSharedScratch)
   // The scratch `s` runs with, grown to its size: the shared scratch where the schedule asks for
   // it and there is enough, else the private one.
   void* ScratchFor(const Schedule& s, size_t elemSize);

@@ -28,11 +28,17 @@ unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
   return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
 }
 
-void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k, int rank, int nranks) {
+void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k, const ExecEnv& env,
+              bool sharedScratch) {
   const size_t es = k.elemSize;
+  const int rank = env.rank, nranks = env.nranks;
   switch (op.kind) {
     case OpKind::Copy:
-      memmove(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
+      // A staging copy (into shared scratch from another buffer, so never overlapping).
+      if (sharedScratch && env.copyToSharedScratch && op.dst.buf == kScratchBuf && op.src.buf != kScratchBuf)
+        env.copyToSharedScratch(env.copyCtx, Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
+      else
+        memmove(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
       break;
     case OpKind::Divide:
       k.divide(Ptr(bufs, op.dst, es), op.count, nranks);
@@ -285,7 +291,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         localsPending = false;
         for (size_t i = 0; i < nops; ++i)
           if (IsLocal(opAt[i].kind)) {
-            RunLocal(opAt[i], bufs, k, env.rank, env.nranks);
+            RunLocal(opAt[i], bufs, k, env, s.sharedScratch);
             doneAt[i] = SIZE_MAX;
           }
         continue;
