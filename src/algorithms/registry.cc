@@ -72,11 +72,13 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
        "the root copies 1 MiB pieces into two slots of scratch every rank maps, the others read each "
        "piece from there in one copy: N copies of the message in all instead of the chain's 2(N-1), "
        "for large messages in buffers peers cannot map (no reduction)",
-       // From 4 MiB: below, the root's staging of the first piece is not hidden and each 1 MiB piece
-       // waits for every reader; forced at 4 and 8 ranks on 2 cores (medians of 3), 1 MiB took
-       // 268 us staged against 179 (chain) and 371 against 345, 4 MiB about the same, 16 MiB at 8
-       // ranks 6.8 ms against 8.2 (docs/algorithms.md). The cost model sees only the copies it saves.
-       (size_t)4 << 20},
+       // From 2 MiB (two pieces, the second staged while the first is read): at 1 MiB the root's
+       // staging is not hidden and the piece waits for every reader (forced on 2 cores, 268 us
+       // staged against the chain's 179 at 4 ranks). Alternated with a 4 MiB minimum on 2 cores,
+       // 2 and 3 MiB were level at 2-4 ranks and 1.3-2.1x faster at 5-8 (docs/algorithms.md,
+       // perf/results/host-2026-11-26/staged_broadcast_min_2mib_ab.txt). The cost model sees only
+       // the copies it saves.
+       (size_t)2 << 20},
       {"direct", CollKind::Reduce, &DirectReduce, true,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
       {"tree", CollKind::Reduce, &CanonicalTreeReduce, true,
