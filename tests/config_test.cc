@@ -189,7 +189,7 @@ TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
   EXPECT_NE(PickOnCores(b, 8, 2, 64 << 20, 0), "staged");        // scratch not shared: two copies per reader
   EXPECT_NE(PickOnCores(b, 8, 8, 64 << 20, 256 << 10), "staged");  // a core each: the chain overlaps its copies
   EXPECT_NE(PickOnCores(b, 2, 2, 64 << 20, 256 << 10), "staged");
-  EXPECT_NE(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");   // below its 4 MiB minimum
+  EXPECT_NE(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");   // below its 2 MiB minimum
   AlgoFilter forced;
   ASSERT_TRUE(ParseAlgoFilter("broadcast:staged", &forced).ok());
   EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 10, 256 << 10, forced), "staged");
@@ -201,8 +201,8 @@ TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
 TEST(AlgoSelection, OversubscribedBroadcastPrefersEvenLoadOverBusyRoot) {
   const CollKind b = CollKind::Broadcast;
   EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "chain");
-  EXPECT_EQ(PickOnCores(b, 8, 2, 2 << 20, 256 << 10), "chain");
-  EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");  // N copies in all beat 2(N-1)
+  EXPECT_EQ(PickOnCores(b, 8, 2, 2 << 20, 256 << 10), "staged");  // from its minimum: N copies in all beat 2(N-1)
+  EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");
 }
 
 // With a core per rank, a broadcast root pays about a hop per reader it posts to (forced on a
