@@ -273,8 +273,7 @@ std::string Communicator::DumpFlightRecorder() const {
   return flight_ ? flight_->Dump(Describe()) : Describe() + ": no flight recorder";
 }
 
-Status Communicator::PeerReportedFailure() const {
-  if (!shm_ || !shm_->AnyFailureReported()) return Status::Ok();  // every call: one load, no string
+Status Communicator::ReadPeerFailure() const {
   int reporter = -1;
   std::string reason;
   if (shm_->FailureReported(&reporter, &reason) && reporter != rank_)
@@ -339,8 +338,7 @@ void Communicator::Fail(const Status& st) {
   if (!aborted()) TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str());
 }
 
-Status Communicator::Broken() const {
-  if (!failed_.load(std::memory_order_acquire)) return Status::Ok();
+Status Communicator::DescribeFailure() const {
   std::lock_guard<std::mutex> g(failMu_);
   if (failure_.ok()) return Status::Ok();
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
@@ -371,17 +369,13 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
 
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                              const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe) {
-  // Both checks are one load each when nothing failed, inline: the calls they replace were ~50
-  // instructions of a ~1500-instruction small call (docs/performance.md, "a fourth trim").
-  if (failed_.load(std::memory_order_acquire)) TCCL_RETURN_IF_ERROR(Broken());
+  TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
-  if (shm_ && shm_->AnyFailureReported()) {
-    Status reported = PeerReportedFailure();
-    if (!reported.ok()) {
-      Status st(reported.code(), describe() + ": " + reported.message());
-      Fail(st);
-      return st;
-    }
+  Status reported = PeerReportedFailure();
+  if (!reported.ok()) {
+    Status st(reported.code(), describe() + ": " + reported.message());
+    Fail(st);
+    return st;
   }
   size_t slot = flight_->Start(entry, seq);
   bufs[kScratchBuf] = s.scratchElems ? ScratchFor(s, k.elemSize) : nullptr;

@@ -102,7 +102,11 @@ class Communicator {
   // A peer's failure report, or a watched peer gone (any, or only those in `only`).
   Status Health(bool force = false, const std::vector<int>* only = nullptr);
   // A remote error naming the local peer whose failure record is in the host segment, if any.
-  Status PeerReportedFailure() const;
+  // Every operation checks: while nobody failed it is one load, inline; the rest out of line.
+  Status PeerReportedFailure() const {
+    return shm_ && shm_->AnyFailureReported() ? ReadPeerFailure() : Status::Ok();
+  }
+  Status ReadPeerFailure() const;
   // A connection that failed says little (a TCP peer may only be relaying another rank's failure):
   // add the cause from the peer monitor or from the failing peer's record in the store.
   Status Explain(const Status& st, int peer);
@@ -110,7 +114,9 @@ class Communicator {
   // The first failure makes the communicator unusable (its streams may be mid-message): record
   // it, tell the peers, dump the flight recorder. Later calls return Broken().
   void Fail(const Status& st);
-  Status Broken() const;
+  // One load while the communicator is usable, inline (every operation checks); the rest out of line.
+  Status Broken() const { return failed_.load(std::memory_order_acquire) ? DescribeFailure() : Status::Ok(); }
+  Status DescribeFailure() const;
 
   int rank_ = 0, nranks_ = 1;
   uint64_t commId_ = 0;

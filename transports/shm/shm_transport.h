@@ -38,8 +38,9 @@ bool PairRingsOutgrowTheCache(size_t localRanks, size_t ringBytes, size_t cacheB
 // L3, 1 MiB rings (docs/single_copy.md, "Every operation from 128 KiB where the rings outgrow the
 // cache"): 128 KiB all-to-all blocks by CMA ~700 us against the rings' ~870 (64 KiB ones ~330
 // against ~255); the staged all-gather, whose 128 KiB blocks peers then read from the shared
-// scratch in one copy, took an 8-rank 1 MiB all-gather from 506-1341 to 268-306 us. Where the rings fit, 128 KiB blocks are as
-// fast through them (4 ranks: the staged all-gather with 192 KiB blocks 20% slower than direct).
+// scratch in one copy, took an 8-rank 1 MiB all-gather from 506-1341 to 268-306 us. Where the
+// rings fit, 128 KiB blocks are as fast through them (4 ranks: the staged all-gather with 192 KiB
+// blocks 20% slower than direct).
 constexpr size_t kSingleCopyBytesWhereRingsOutgrowTheCache = 128 << 10;
 size_t HostSingleCopyBytes(size_t singleCopyBytes, size_t localRanks, size_t ringBytes, size_t cacheBytes);
 
