@@ -8,6 +8,7 @@
 
 #include "algorithms/registry.h"
 #include "config/params.h"
+#include "topology/cache_size.h"
 #include "topology/host_id.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/shm/single_copy.h"
@@ -132,6 +133,32 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
   if (GetParam() > 1) {
     EXPECT_GT(tccl::RingRestarts(), before);
   }
+}
+
+// Receives into their final place store past the cache where the operation's buffers on the host
+// outgrow it (ShmOperation::streamOutputs): the 2-rank two-shot's gathered half, out of place at
+// a size whose buffers outgrow the last-level cache (in place they take half, and fit), canonical
+// bit for bit on unaligned buffers; and none at a size whose buffers fit.
+TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
+  const size_t llc = tccl::LastLevelCacheBytes();
+  if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
+  ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot");
+  auto sweep = [](size_t count) {
+    SweepOptions opt;
+    opt.colls = {"all_reduce"};
+    opt.types = opt.largeTypes = {tcclFloat32};
+    opt.counts = {};
+    opt.largeCounts = {count};
+    opt.quickLargeCount = count;
+    opt.expectCanonical = true;
+    RunOnThreads(2, opt);
+  };
+  uint64_t before = tccl::StreamedReceiveBytes();
+  sweep(llc / 16 / sizeof(float));  // 2 ranks x (send + recv): llc / 4
+  EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
+  before = tccl::StreamedReceiveBytes();
+  sweep((llc / 4 + ((size_t)1 << 20)) / sizeof(float));  // out of place llc + 4 MiB, in place half
+  EXPECT_GT(tccl::StreamedReceiveBytes(), before);
 }
 
 // Single copy between threads (transports/shm/single_copy.h): with the threshold just above the

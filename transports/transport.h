@@ -25,6 +25,8 @@ struct RecvSink {
   void (*consume)(void* ctx, const void* frag, size_t offset, size_t bytes) = nullptr;
   void* ctx = nullptr;
   size_t granularity = 1;
+  // `direct` is the data's final place and is not read again by the operation (Op::finalDst).
+  bool finalDst = false;
 };
 
 class Connection {

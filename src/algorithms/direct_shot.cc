@@ -155,19 +155,43 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   const size_t largest = LargestChunk(a, m);
   const size_t K = SliceCount(largest, a.sliceElems), slot = (largest + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
-  // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
-  // (peers only receive other chunks of it, sent in the exchange step before).
-  for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)});
-  // All-gather: every owner sends each reduced slice to every rank.
-  for (size_t j = 0; j < K; ++j) {
-    Step gather;
+  // All-gather of slice j: every owner sends its reduced slice to every rank.
+  auto appendGather = [&](size_t j, Step* gather) {
     for (int k = 1; k < N; ++k) {
       int to = (r + k) % N, from = (r - k + N) % N;
       size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
-      if (on) gather.ops.push_back(MakeSend(to, {kRecvBuf, m.begin(a, r) + ob}, on));
+      if (on) gather->ops.push_back(MakeSend(to, {kRecvBuf, m.begin(a, r) + ob}, on));
       size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
-      if (fn) gather.ops.push_back(MakeRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
+      if (fn) {
+        gather->ops.push_back(MakeRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
+        gather->ops.back().finalDst = true;
+      }
     }
+  };
+  // With two ranks, slice j's reduced half goes out with slice j+1's exchange, while it is still
+  // in the cache: gathering only after the whole reduce-scatter read every reduced slice back
+  // from memory (half the message per rank). Together with the gather's receives stored past the
+  // cache (Op::finalDst), which keep that slice there, 2-rank 256 MiB calls took 11-25% less
+  // time, alternated on 2 cores; alone it was not consistently faster. With more ranks the slice
+  // read back is 1/N of the message, and each step would wait for every peer's reduction of the
+  // slice before: at 8 ranks on 2 cores 4-24% slower from 8 MiB in one run, +-6% in another
+  // (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
+  // Both ends append the exchange's messages before the gather's, so each pair's messages keep
+  // one order; in place, a gather receive overwrites the sender's input slice j, which went to
+  // its owner in the step before.
+  const bool interleave = N == 2;
+  for (size_t j = 0; j < K; ++j) {
+    const size_t exchangeAt = s.steps.size();
+    // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
+    // (peers only receive other chunks of it, sent in the exchange step before).
+    AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)});
+    if (!interleave || j == 0) continue;
+    if (s.steps.size() == exchangeAt) s.steps.push_back({});
+    appendGather(j - 1, &s.steps[exchangeAt]);
+  }
+  for (size_t j = interleave ? K - 1 : 0; j < K; ++j) {
+    Step gather;
+    appendGather(j, &gather);
     if (!gather.ops.empty()) s.steps.push_back(gather);
   }
   return s;

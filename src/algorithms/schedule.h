@@ -48,6 +48,9 @@ struct Op {
   // this message's tag (and a small message's payload) is kept.
   int prevOnStream = -1;
   size_t stageAt = 0;
+  // A receive into its final place, which the schedule does not read again: where the operation's
+  // buffers outgrow the cache, a transport may store it past the cache (ShmOperation::streamOutputs).
+  bool finalDst = false;
 };
 
 struct Step {
@@ -103,6 +106,20 @@ struct CollArgs {
 constexpr size_t kStagedSendBytes = 8192;
 inline bool SendIsStaged(const Op& op, size_t elemSize) {
   return op.kind == OpKind::Send && op.count * elemSize <= kStagedSendBytes;
+}
+
+// The bytes of one rank's send and receive buffers in a call.
+struct CallBufferBytes {
+  size_t send = 0, recv = 0;
+};
+inline CallBufferBytes BufferBytes(const CollArgs& a) {
+  const size_t c = a.count * a.elemSize, all = c * (size_t)a.nranks;
+  switch (a.kind) {
+    case CollKind::AllGather: return {c, all};
+    case CollKind::ReduceScatter: return {all, c};
+    case CollKind::AllToAll: return {all, all};
+    default: return {c, c};
+  }
 }
 
 // Balanced split of `total` into `parts`: part i starts at PartStart(total, parts, i).

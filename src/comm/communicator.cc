@@ -416,10 +416,8 @@ size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, con
   const size_t c = a.count * a.elemSize, all = c * (size_t)a.nranks;
   // No buffer of the call is larger than `all`: below the threshold the answer is 0 at once.
   if (cfg.minBytes == 0 || all < cfg.minBytes) return 0;
-  size_t sendBytes = c, recvBytes = c;
-  if (a.kind == CollKind::AllGather) recvBytes = all;
-  if (a.kind == CollKind::ReduceScatter) sendBytes = all;
-  if (a.kind == CollKind::AllToAll) sendBytes = recvBytes = all;
+  const CallBufferBytes b = BufferBytes(a);
+  const size_t sendBytes = b.send, recvBytes = b.recv;
   // No message of this call can reach the threshold (none is larger than the buffer it comes
   // from or goes to), so the answer cannot matter: skip the lookups and their two mutexes per
   // buffer (~10% of a 2-rank 8-byte call, docs/performance.md).
@@ -460,6 +458,8 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     if (shm_) {
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
+      const CallBufferBytes b = BufferBytes(a);
+      fresh.shm.streamOutputs = shm_->StreamOutputsFor(sameHost_.size() * (b.recv + (a.inPlace ? 0 : b.send)));
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);

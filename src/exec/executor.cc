@@ -257,6 +257,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
             sink.granularity = es;
             if (op.kind == OpKind::Recv) {
               sink.direct = Ptr(bufs, op.dst, es);
+              sink.finalDst = op.finalDst;
             } else {
               sink.consume = &ConsumeReduce;
               sink.ctx = &rctx[i];

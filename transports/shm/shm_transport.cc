@@ -19,6 +19,7 @@ namespace tccl {
 namespace {
 
 std::atomic<uint64_t> g_ringRestarts{0};
+std::atomic<uint64_t> g_streamedReceiveBytes{0};
 
 struct FailureRecord {
   std::atomic<uint32_t> state;  // 0: none, 1: being written, 2: written (the segment starts zeroed)
@@ -162,10 +163,17 @@ class ShmConnection : public Connection {
       // this end's own sender: the pair then streams both ways (ring_copy_in.h). Only where the
       // measured rule applies, which is alike at both ends (it depends on the host's ranks and cores).
       const uint64_t t0 = n >= kTimedRingBytes && copyIn_.measures() ? CycleNow() : 0;
-      if (sink.direct)
+      if (sink.direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
+        // Past the cache (ShmOperation::streamOutputs); fenced, so that no later store (the
+        // operation's end, seen by another thread) is visible before these.
+        StreamCopy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
+        StreamFence();
+        g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+      } else if (sink.direct) {
         memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
-      else
+      } else {
         sink.consume(sink.ctx, frag, done + got, n);
+      }
       if (t0) {
         const uint64_t t1 = CycleNow();
         RecordRingRead(&in_->readCost, at, cap_, n, t1 > t0 ? t1 - t0 : 0);
@@ -330,6 +338,7 @@ class ShmConnection : public Connection {
 }  // namespace
 
 uint64_t RingRestarts() { return g_ringRestarts.load(std::memory_order_relaxed); }
+uint64_t StreamedReceiveBytes() { return g_streamedReceiveBytes.load(std::memory_order_relaxed); }
 
 bool RingsOutgrowTheCache(size_t rings, size_t ringBytes, size_t cacheBytes) {
   return cacheBytes != 0 && rings * ringBytes > cacheBytes / 4;

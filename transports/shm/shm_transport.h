@@ -19,6 +19,9 @@ namespace tccl {
 
 // Messages that started over at the start of their ring (shm_channel.h), in this process: for tests.
 uint64_t RingRestarts();
+// Bytes received into their final place with streaming stores (ShmOperation::streamOutputs), in
+// this process: for tests.
+uint64_t StreamedReceiveBytes();
 
 // Whether `rings` rings of `ringBytes` outgrow a quarter of a last-level cache of `cacheBytes`;
 // false when the cache's size is unknown (0). A quarter, measured (docs/performance.md, "Rings
@@ -52,6 +55,9 @@ enum class RingRestart { Auto, Never, Always };
 struct ShmOperation {
   // Whether its ring messages may start over (ShmHost::RingRestartFor).
   bool ringRestart = false;
+  // Whether receives into their final place (RecvSink::finalDst) copy out of the ring with
+  // streaming stores (ShmHost::StreamOutputsFor).
+  bool streamOutputs = false;
 };
 
 class ShmHost {
@@ -80,6 +86,12 @@ class ShmHost {
   // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
   // on, broadcasts and reduces (their N-1 rings) from 10 on this VM.
   bool RingRestartFor(size_t rings) const;
+  // Whether an operation whose buffers on this host (every local rank's send and receive
+  // buffers) take `hostBufferBytes` writes its final receives with streaming stores: where they
+  // outgrow the last-level cache, what a receive writes there is evicted before anyone reads it,
+  // so caching it costs a read of each line before the store and a write-back later. Measured at
+  // 2 ranks (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
+  bool StreamOutputsFor(size_t hostBufferBytes) const { return cacheBytes_ && hostBufferBytes > cacheBytes_; }
   // Set by the communicator before each operation.
   void SetOperation(const ShmOperation& op) { operation_ = op; }
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
