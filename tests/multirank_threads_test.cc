@@ -136,29 +136,36 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 }
 
 // Receives into their final place store past the cache where the operation's buffers on the host
-// outgrow it (ShmOperation::streamOutputs): the 2-rank two-shot's gathered half, out of place at
-// a size whose buffers outgrow the last-level cache (in place they take half, and fit), canonical
-// bit for bit on unaligned buffers; and none at a size whose buffers fit.
+// outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the ring
+// all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives,
+// through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the last-level cache (each rank counts its own
+// buffers times the host's ranks: a broadcast's receiver has one buffer of the message), exact on
+// unaligned buffers; none at a size whose buffers fit.
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
   ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot");
-  auto sweep = [](size_t count) {
-    SweepOptions opt;
-    opt.colls = {"all_reduce"};
-    opt.types = opt.largeTypes = {tcclFloat32};
-    opt.counts = {};
-    opt.largeCounts = {count};
-    opt.quickLargeCount = count;
-    opt.expectCanonical = true;
-    RunOnThreads(2, opt);
-  };
-  uint64_t before = tccl::StreamedReceiveBytes();
-  sweep(llc / 16 / sizeof(float));  // 2 ranks x (send + recv): llc / 4
-  EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
-  before = tccl::StreamedReceiveBytes();
-  sweep((llc / 4 + ((size_t)1 << 20)) / sizeof(float));  // out of place llc + 4 MiB, in place half
-  EXPECT_GT(tccl::StreamedReceiveBytes(), before);
+  for (const char* singleCopy : {"0", "262144"})
+  for (const char* coll : {"all_reduce", "all_gather", "broadcast", "alltoall"}) {
+    ScopedEnv sc("TCCL_SHM_SINGLE_COPY_BYTES", singleCopy);
+    SCOPED_TRACE(std::string(coll) + ", TCCL_SHM_SINGLE_COPY_BYTES=" + singleCopy);
+    auto sweep = [&](size_t count) {
+      SweepOptions opt;
+      opt.colls = {coll};
+      opt.types = opt.largeTypes = {tcclFloat32};
+      opt.counts = {};
+      opt.largeCounts = {count};
+      opt.quickLargeCount = count;
+      opt.expectCanonical = true;
+      RunOnThreads(2, opt);
+    };
+    uint64_t before = tccl::StreamedReceiveBytes();
+    sweep(llc / 16 / sizeof(float));  // 2 ranks' send and receive buffers: at most llc / 2
+    EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
+    before = tccl::StreamedReceiveBytes();
+    sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float));  // 2 ranks' buffers: above llc + 2 MiB
+    EXPECT_GT(tccl::StreamedReceiveBytes(), before);
+  }
 }
 
 // Single copy between threads (transports/shm/single_copy.h): with the threshold just above the

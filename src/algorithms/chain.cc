@@ -38,7 +38,9 @@ Schedule ChainBroadcast(const CollArgs& a) {
     Step step;
     if (t < K) {
       auto [b, n] = slice(t);
-      if (n) step.ops.push_back(MakeRecv(RankMod(r - 1, N), {kRecvBuf, b}, n));
+      // The chain's last rank sends nothing on: its slices are in their final place.
+      if (n) step.ops.push_back(last ? MakeFinalRecv(RankMod(r - 1, N), {kRecvBuf, b}, n)
+                                     : MakeRecv(RankMod(r - 1, N), {kRecvBuf, b}, n));
     }
     if (t >= 1 && !last) {
       auto [b, n] = slice(t - 1);

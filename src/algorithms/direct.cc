@@ -56,7 +56,7 @@ static Step ExchangeWithAll(const CollArgs& a, BlockFn blockOf) {
   for (int k = 1; k < N; ++k) {
     const int to = (r + k) % N, from = (r - k + N) % N;
     step.ops.push_back(MakeSend(to, blockOf(to), c));
-    step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c}, c));
+    step.ops.push_back(MakeFinalRecv(from, {kRecvBuf, (size_t)from * c}, c));
   }
   return step;
 }
@@ -84,7 +84,7 @@ Schedule DirectBroadcast(const CollArgs& a) {
   const int N = a.nranks, r = a.rank;
   if (a.count == 0) return s;
   if (r != a.root) {
-    s.steps.push_back({{MakeRecv(a.root, {kRecvBuf, 0}, a.count)}});
+    s.steps.push_back({{MakeFinalRecv(a.root, {kRecvBuf, 0}, a.count)}});
     return s;
   }
   Step step;

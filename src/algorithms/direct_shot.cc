@@ -162,10 +162,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
       size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
       if (on) gather->ops.push_back(MakeSend(to, {kRecvBuf, m.begin(a, r) + ob}, on));
       size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
-      if (fn) {
-        gather->ops.push_back(MakeRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
-        gather->ops.back().finalDst = true;
-      }
+      if (fn) gather->ops.push_back(MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
     }
   };
   // With two ranks, slice j's reduced half goes out with slice j+1's exchange, while it is still

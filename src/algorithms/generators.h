@@ -47,6 +47,7 @@ Op MakeCopy(BufRef src, BufRef dst, size_t n);
 Op MakeDivide(BufRef dst, size_t n);
 Op MakeSend(int peer, BufRef src, size_t n);
 Op MakeRecv(int peer, BufRef dst, size_t n);
+Op MakeFinalRecv(int peer, BufRef dst, size_t n);  // into its final place, not read again (Op::finalDst)
 Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n);  // dst = local OP incoming
 Op MakeReduce(BufRef dst, BufRef x, BufRef y, size_t n);             // dst = x OP y
 

@@ -21,6 +21,12 @@ Op MakeRecv(int peer, BufRef dst, size_t n) {
   return o;
 }
 
+Op MakeFinalRecv(int peer, BufRef dst, size_t n) {
+  Op o = MakeRecv(peer, dst, n);
+  o.finalDst = true;
+  return o;
+}
+
 Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
   Op o;
   o.kind = OpKind::RecvReduce;

@@ -108,8 +108,10 @@ Schedule RingAllGather(const CollArgs& a) {
       // and is copied into place in the same step, after the send is posted, rather than copied
       // whole before the first send (which left the ring idle meanwhile).
       const bool own = st == 0 && !a.inPlace;
+      // A block received in the last round is not sent on: it is in its final place.
+      const BufRef into{kRecvBuf, recvChunk * c + jb};
       Step step{{MakeSend(next, own ? BufRef{kSendBuf, jb} : BufRef{kRecvBuf, sendChunk * c + jb}, jn),
-                 MakeRecv(prev, {kRecvBuf, recvChunk * c + jb}, jn)}};
+                 st == N - 2 ? MakeFinalRecv(prev, into, jn) : MakeRecv(prev, into, jn)}};
       if (own) step.ops.push_back(MakeCopy({kSendBuf, jb}, {kRecvBuf, sendChunk * c + jb}, jn));
       s.steps.push_back(step);
     }

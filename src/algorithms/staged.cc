@@ -71,7 +71,7 @@ Schedule StagedBroadcast(const CollArgs& a) {
   if (NothingToExchange(a, &s)) return s;
   const StagingPlan p(a, a.count);
   if (a.rank != a.root) {
-    for (size_t i = 0; i < p.pieces; ++i) s.steps.push_back({{MakeRecv(a.root, {kRecvBuf, p.start(i)}, p.len(i))}});
+    for (size_t i = 0; i < p.pieces; ++i) s.steps.push_back({{MakeFinalRecv(a.root, {kRecvBuf, p.start(i)}, p.len(i))}});
     return s;
   }
   return StageAndSend(a, p, {kRecvBuf, 0}, [](size_t, Step&) {});
@@ -88,7 +88,7 @@ Schedule StagedAllGather(const CollArgs& a) {
   return StageAndSend(a, p, {kRecvBuf, (size_t)r * c}, [&](size_t i, Step& step) {
     for (int k = 1; k < N; ++k) {
       const int from = RankMod(r - k, N);
-      step.ops.push_back(MakeRecv(from, {kRecvBuf, (size_t)from * c + p.start(i)}, p.len(i)));
+      step.ops.push_back(MakeFinalRecv(from, {kRecvBuf, (size_t)from * c + p.start(i)}, p.len(i)));
     }
   });
 }

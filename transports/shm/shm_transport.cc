@@ -21,6 +21,14 @@ namespace {
 std::atomic<uint64_t> g_ringRestarts{0};
 std::atomic<uint64_t> g_streamedReceiveBytes{0};
 
+// A receive into its final place, past the cache (ShmOperation::streamOutputs); fenced, so that
+// no later store (the operation's end, seen by another thread) is visible before these.
+void StreamOutput(void* dst, const void* src, size_t n) {
+  StreamCopy(dst, src, n);
+  StreamFence();
+  g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+}
+
 struct FailureRecord {
   std::atomic<uint32_t> state;  // 0: none, 1: being written, 2: written (the segment starts zeroed)
   int32_t reporter;
@@ -164,11 +172,7 @@ class ShmConnection : public Connection {
       // measured rule applies, which is alike at both ends (it depends on the host's ranks and cores).
       const uint64_t t0 = n >= kTimedRingBytes && copyIn_.measures() ? CycleNow() : 0;
       if (sink.direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
-        // Past the cache (ShmOperation::streamOutputs); fenced, so that no later store (the
-        // operation's end, seen by another thread) is visible before these.
-        StreamCopy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
-        StreamFence();
-        g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+        StreamOutput(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       } else if (sink.direct) {
         memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       } else {
@@ -294,6 +298,8 @@ class ShmConnection : public Connection {
         TCCL_RETURN_IF_ERROR(CmaRead(pid, rh_.address + done, bounce_.data(), n));
         sink.consume(sink.ctx, bounce_.data(), done, n);
       }
+    } else if (direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
+      StreamOutput(direct, src_ + done, n);
     } else if (direct) {
       memcpy(direct, src_ + done, n);
     } else {

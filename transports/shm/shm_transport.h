@@ -90,7 +90,7 @@ class ShmHost {
   // buffers) take `hostBufferBytes` writes its final receives with streaming stores: where they
   // outgrow the last-level cache, what a receive writes there is evicted before anyone reads it,
   // so caching it costs a read of each line before the store and a write-back later. Measured at
-  // 2 ranks (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
+  // 2, 4 and 8 ranks (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
   bool StreamOutputsFor(size_t hostBufferBytes) const { return cacheBytes_ && hostBufferBytes > cacheBytes_; }
   // Set by the communicator before each operation.
   void SetOperation(const ShmOperation& op) { operation_ = op; }
