@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/host/copy.h"
 #include "kernels/host/dtype.h"
 #include "kernels/host/half.h"
 #include "kernels/host/reduce.h"
@@ -52,6 +53,23 @@ uint16_t Bf16RefEncode(float f) {
   double r = std::nearbyint(a / quantum) * quantum;
   float rf = (float)(std::signbit(v) ? -r : r);  // exact, or overflows to inf exactly as RNE does
   return (uint16_t)(FloatBits(rf) >> 16);
+}
+
+// CopyBytes takes its own loop for some sizes and alignments and memcpy for the rest: every
+// byte arrives, none around the destination is touched, whatever the sizes and offsets.
+TEST(CopyBytes, EverySizeAndAlignmentLikeMemcpy) {
+  std::mt19937 rng(7);
+  std::vector<unsigned char> src((1 << 20) + 256), dst(src.size()), want(src.size());
+  for (auto& b : src) b = (unsigned char)rng();
+  for (size_t n : {0, 1, 63, 64, 65, 4095, 4096, 4097, 65536 + 13, 524287, 524288, 524289})
+    for (size_t so : {0, 1, 8, 16, 33, 63})
+      for (size_t d_o : {0, 1, 8, 16, 32, 48, 63}) {
+        memset(dst.data(), 0xA5, dst.size());
+        memset(want.data(), 0xA5, want.size());
+        tccl::CopyBytes(dst.data() + d_o, src.data() + so, n);
+        memcpy(want.data() + d_o, src.data() + so, n);
+        ASSERT_EQ(0, memcmp(dst.data(), want.data(), dst.size())) << "n " << n << " src +" << so << " dst +" << d_o;
+      }
 }
 
 TEST(HalfConversion, DecodeAllValues) {

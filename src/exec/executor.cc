@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/deadline.h"
+#include "kernels/host/copy.h"
 #include "kernels/host/dtype.h"
 #include "kernels/host/tree_reduce.h"
 
@@ -28,6 +29,14 @@ unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
   return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
 }
 
+// A local copy: CopyBytes where the ranges are apart (the common case), memmove where they overlap.
+void MoveBytes(unsigned char* d, const unsigned char* s, size_t n) {
+  if (d + n <= s || s + n <= d)
+    CopyBytes(d, s, n);
+  else
+    memmove(d, s, n);
+}
+
 void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k, const ExecEnv& env,
               bool sharedScratch) {
   const size_t es = k.elemSize;
@@ -38,7 +47,7 @@ void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k
       if (sharedScratch && env.copyToSharedScratch && op.dst.buf == kScratchBuf && op.src.buf != kScratchBuf)
         env.copyToSharedScratch(env.copyCtx, Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
       else
-        memmove(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
+        MoveBytes(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
       break;
     case OpKind::Divide:
       k.divide(Ptr(bufs, op.dst, es), op.count, nranks);
@@ -183,7 +192,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           OpTag t = env.tag;
           t.bytes = total;
           memcpy(stagingBase + opAt[i].stageAt, &t, kTag);
-          memcpy(stagingBase + opAt[i].stageAt + kTag, Ptr(bufs, opAt[i].src, es), total);
+          CopyBytes(stagingBase + opAt[i].stageAt + kTag, Ptr(bufs, opAt[i].src, es), total);
         }
         ++remaining;
       }
@@ -242,7 +251,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
           progressed |= n > 0;
           n = 0;
           if (st.ok() && inl && tagDoneAt[i] == head) {
-            if (op.kind == OpKind::Recv) memcpy(Ptr(bufs, op.dst, es), stage + kTag, total);
+            if (op.kind == OpKind::Recv) CopyBytes(Ptr(bufs, op.dst, es), stage + kTag, total);
             if (op.kind == OpKind::RecvReduce) ConsumeReduce(&rctx[i], stage + kTag, 0, total);
             doneAt[i] = SIZE_MAX;
             --remaining;

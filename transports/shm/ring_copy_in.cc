@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/cycle_clock.h"
+#include "kernels/host/copy.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -21,26 +22,8 @@ bool CanStreamCopy() {
 
 void StreamCopy(void* dst, const void* src, size_t n) {
 #if defined(__x86_64__)
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
   // The unaligned head through the cache, then 64 bytes (a line) per iteration, then the tail.
-  size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-  if (head > n) head = n;
-  memcpy(d, s, head);
-  d += head;
-  s += head;
-  n -= head;
-  for (; n >= 64; n -= 64, d += 64, s += 64) {
-    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
-    __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
-  }
-  memcpy(d, s, n);
+  CopyThroughLines<true>(dst, src, n, 16);
 #else
   memcpy(dst, src, n);
 #endif
@@ -198,7 +181,7 @@ void RingCopyIn::Judge(bool final) {
 
 void RingCopyIn::Copy(void* dst, size_t at, size_t cap, const void* src, size_t n) {
   if (n < kTimedRingBytes || !CanStreamCopy()) {
-    memcpy(dst, src, n);
+    CopyBytes(dst, src, n);
     return;
   }
   if (clearlySlowPerByte_ == 0) {
@@ -222,7 +205,7 @@ void RingCopyIn::Copy(void* dst, size_t at, size_t cap, const void* src, size_t 
     StreamCopy(dst, src, n);
     StreamFence();
   } else {
-    memcpy(dst, src, n);
+    CopyBytes(dst, src, n);
   }
   const uint64_t t1 = CycleNow();
   ObservePiece(n, t1 > t0 ? t1 - t0 : 0);

@@ -10,6 +10,7 @@
 #include "core/cycle_clock.h"
 #include "core/log.h"
 #include "core/race_annotations.h"
+#include "kernels/host/copy.h"
 #include "topology/cache_size.h"
 #include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_channel.h"
@@ -174,7 +175,7 @@ class ShmConnection : public Connection {
       if (sink.direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
         StreamOutput(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       } else if (sink.direct) {
-        memcpy(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
+        CopyBytes(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       } else {
         sink.consume(sink.ctx, frag, done + got, n);
       }
@@ -301,7 +302,7 @@ class ShmConnection : public Connection {
     } else if (direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
       StreamOutput(direct, src_ + done, n);
     } else if (direct) {
-      memcpy(direct, src_ + done, n);
+      CopyBytes(direct, src_ + done, n);
     } else {
       sink.consume(sink.ctx, src_ + done, done, n);
     }
