@@ -138,9 +138,10 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 // Receives into their final place store past the cache where the operation's buffers on the host
 // outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the ring
 // all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives,
-// through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the last-level cache (each rank counts its own
-// buffers times the host's ranks: a broadcast's receiver has one buffer of the message), exact on
-// unaligned buffers; none at a size whose buffers fit.
+// through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the
+// last-level cache (each rank counts its own buffers times the host's ranks: a broadcast's
+// receiver has one buffer of the message), exact on unaligned buffers; none at a size whose
+// buffers fit.
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;

@@ -417,13 +417,12 @@ size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, con
   // No buffer of the call is larger than `all`: below the threshold the answer is 0 at once.
   if (cfg.minBytes == 0 || all < cfg.minBytes) return 0;
   const CallBufferBytes b = BufferBytes(a);
-  const size_t sendBytes = b.send, recvBytes = b.recv;
   // No message of this call can reach the threshold (none is larger than the buffer it comes
   // from or goes to), so the answer cannot matter: skip the lookups and their two mutexes per
   // buffer (~10% of a 2-rank 8-byte call, docs/performance.md).
-  if (std::max(sendBytes, recvBytes) < cfg.minBytes) return 0;
+  if (std::max(b.send, b.recv) < cfg.minBytes) return 0;
   const bool sendUsed = a.kind != CollKind::Broadcast || a.rank == a.root;
-  const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, sendBytes)) && SingleCopyCovers(cfg, recv, recvBytes);
+  const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, b.send)) && SingleCopyCovers(cfg, recv, b.recv);
   return covered ? cfg.minBytes : 0;
 }
 

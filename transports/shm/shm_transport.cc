@@ -172,13 +172,10 @@ class ShmConnection : public Connection {
       // this end's own sender: the pair then streams both ways (ring_copy_in.h). Only where the
       // measured rule applies, which is alike at both ends (it depends on the host's ranks and cores).
       const uint64_t t0 = n >= kTimedRingBytes && copyIn_.measures() ? CycleNow() : 0;
-      if (sink.direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
-        StreamOutput(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
-      } else if (sink.direct) {
-        CopyBytes(static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
-      } else {
+      if (sink.direct)
+        CopyOut(sink, static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
+      else
         sink.consume(sink.ctx, frag, done + got, n);
-      }
       if (t0) {
         const uint64_t t1 = CycleNow();
         RecordRingRead(&in_->readCost, at, cap_, n, t1 > t0 ? t1 - t0 : 0);
@@ -299,10 +296,8 @@ class ShmConnection : public Connection {
         TCCL_RETURN_IF_ERROR(CmaRead(pid, rh_.address + done, bounce_.data(), n));
         sink.consume(sink.ctx, bounce_.data(), done, n);
       }
-    } else if (direct && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
-      StreamOutput(direct, src_ + done, n);
     } else if (direct) {
-      CopyBytes(direct, src_ + done, n);
+      CopyOut(sink, direct, src_ + done, n);
     } else {
       sink.consume(sink.ctx, src_ + done, done, n);
     }
@@ -315,6 +310,15 @@ class ShmConnection : public Connection {
       CountSingleCopyMessage(mode);
     }
     return Status::Ok();
+  }
+
+  // A receive's bytes into `dst` (the sink's direct place, out of the ring or a peer's memory):
+  // past the cache where the sink is the data's final place and the operation streams outputs.
+  void CopyOut(const RecvSink& sink, void* dst, const void* src, size_t n) const {
+    if (sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes)
+      StreamOutput(dst, src, n);
+    else
+      CopyBytes(dst, src, n);
   }
 
   ShmChannel* out_;

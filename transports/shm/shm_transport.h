@@ -55,8 +55,8 @@ enum class RingRestart { Auto, Never, Always };
 struct ShmOperation {
   // Whether its ring messages may start over (ShmHost::RingRestartFor).
   bool ringRestart = false;
-  // Whether receives into their final place (RecvSink::finalDst) copy out of the ring with
-  // streaming stores (ShmHost::StreamOutputsFor).
+  // Whether receives into their final place (RecvSink::finalDst) are copied out of the ring, or
+  // from a peer's memory, with streaming stores (ShmHost::StreamOutputsFor).
   bool streamOutputs = false;
 };
 
