@@ -124,6 +124,19 @@ void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_
   if (on && a.op == tcclAvg) s.steps.push_back({{MakeDivide({out.buf, out.offset + ob}, on)}});
 }
 
+// The slice of these algorithms. A step of theirs moves a slice to or from each of the N-1 peers,
+// so with the ring's slice (CollArgs::sliceElems, one send per step) a step's working set grows
+// with N. The default 128 KiB slice was sized so a step (a slice and its partner) stays well
+// inside a 512 KiB L2; here a step's 2(N-1) slices are kept within four default slices, the L2 it
+// was sized for: from 4 ranks on the slice shrinks (4 ranks 85 KiB, 8 ranks 36 KiB). Alternated
+// on 2 cores, 1-64 MiB all-reduce: 8 ranks 16-47% less time from 1 MiB, 7 ranks 14-29% less from
+// 4 MiB, 4 and 6 ranks within the spread (docs/performance.md, "The direct algorithms' slice at
+// more ranks").
+size_t DirectSliceElems(const CollArgs& a) {
+  const size_t peers = (size_t)std::max(1, a.nranks - 1);
+  return std::max<size_t>(1, std::min(a.sliceElems, 2 * a.sliceElems / peers));
+}
+
 size_t LargestChunk(const CollArgs& a, const ChunkMap& m) {
   size_t largest = 0;
   for (int c = 0; c < a.nranks; ++c) largest = std::max(largest, m.length(a, c));
@@ -141,7 +154,7 @@ Schedule DirectReduceScatter(const CollArgs& a) {
   }
   if (rc == 0) return s;
   ChunkMap m{&BlockBegin, &BlockLength};
-  const size_t K = SliceCount(rc, a.sliceElems), slot = (rc + K - 1) / K;
+  const size_t K = SliceCount(rc, DirectSliceElems(a)), slot = (rc + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(a.nranks);
   for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, 0});
   return s;
@@ -153,7 +166,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   if (NothingToExchange(a, &s)) return s;
   ChunkMap m{&BalancedBegin, &BalancedLength};
   const size_t largest = LargestChunk(a, m);
-  const size_t K = SliceCount(largest, a.sliceElems), slot = (largest + K - 1) / K;
+  const size_t K = SliceCount(largest, DirectSliceElems(a)), slot = (largest + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   // All-gather of slice j: every owner sends its reduced slice to every rank.
   auto appendGather = [&](size_t j, Step* gather) {
@@ -198,7 +211,7 @@ Schedule DirectReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
   if (NothingToExchange(a, &s)) return s;
-  const size_t K = SliceCount(a.count, a.sliceElems), slot = (a.count + K - 1) / K;
+  const size_t K = SliceCount(a.count, DirectSliceElems(a)), slot = (a.count + K - 1) / K;
   if (r == a.root) s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   for (size_t j = 0; j < K; ++j) {
     size_t b = PartStart(a.count, K, j), n = PartStart(a.count, K, j + 1) - b;
