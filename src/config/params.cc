@@ -34,7 +34,9 @@ static const ParamInfo kParams[] = {
      "Algorithm override, NCCL grammar: 'ring;allreduce:ring', '^' excludes. Empty: automatic."},
     {"CHUNK_BYTES", ParamType::Int, "131072",
      "Pipelining slice in bytes. 128 KiB keeps a slice and its partner (two buffers per step) "
-     "well inside a 512 KiB L2 while amortising per-step overhead (~1 us) to <2% at 10 GB/s."},
+     "well inside a 512 KiB L2 while amortising per-step overhead (~1 us) to <2% at 10 GB/s. "
+     "The direct algorithms, whose steps move a slice to or from each of N-1 peers, use "
+     "min(this, 2x this / (N-1)), keeping a step's slices within four of these (docs/performance.md)."},
     {"SHM_RING_BYTES", ParamType::Int, "1048576",
      "Bytes of each directed shared-memory channel. Must hold several slices so a sender runs "
      "ahead of its receiver; 1 MiB = 8 default slices."},
