@@ -189,7 +189,9 @@ TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
   EXPECT_NE(PickOnCores(b, 8, 2, 64 << 20, 0), "staged");        // scratch not shared: two copies per reader
   EXPECT_NE(PickOnCores(b, 8, 8, 64 << 20, 256 << 10), "staged");  // a core each: the chain overlaps its copies
   EXPECT_NE(PickOnCores(b, 2, 2, 64 << 20, 256 << 10), "staged");
-  EXPECT_NE(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");   // below its 2 MiB minimum
+  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");
+  // Below its 256 KiB minimum, where pieces of 128 KiB would already be read in one copy.
+  EXPECT_NE(PickOnCores(b, 8, 2, 128 << 10, 128 << 10), "staged");
   AlgoFilter forced;
   ASSERT_TRUE(ParseAlgoFilter("broadcast:staged", &forced).ok());
   EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 10, 256 << 10, forced), "staged");
@@ -200,8 +202,10 @@ TEST(AlgoSelection, StagedBroadcastWhenRanksShareCoresAndScratchIsShared) {
 // message twice) is chosen over the binomial tree (whose root copies it three times).
 TEST(AlgoSelection, OversubscribedBroadcastPrefersEvenLoadOverBusyRoot) {
   const CollKind b = CollKind::Broadcast;
-  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "chain");
-  EXPECT_EQ(PickOnCores(b, 8, 2, 2 << 20, 256 << 10), "staged");  // from its minimum: N copies in all beat 2(N-1)
+  AlgoFilter twoCopies;  // the staged broadcast aside: it copies least, so it wins from its minimum
+  ASSERT_TRUE(ParseAlgoFilter("broadcast:^staged", &twoCopies).ok());
+  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10, twoCopies), "chain");
+  EXPECT_EQ(PickOnCores(b, 8, 2, 1 << 20, 256 << 10), "staged");  // N copies in all beat 2(N-1)
   EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");
 }
 

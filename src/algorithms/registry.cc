@@ -72,13 +72,16 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
        "the root copies 1 MiB pieces into two slots of scratch every rank maps, the others read each "
        "piece from there in one copy: N copies of the message in all instead of the chain's 2(N-1), "
        "for large messages in buffers peers cannot map (no reduction)",
-       // From 2 MiB (two pieces, the second staged while the first is read): at 1 MiB the root's
-       // staging is not hidden and the piece waits for every reader (forced on 2 cores, 268 us
-       // staged against the chain's 179 at 4 ranks). Alternated with a 4 MiB minimum on 2 cores,
-       // 2 and 3 MiB were level at 2-4 ranks and 1.3-2.1x faster at 5-8 (docs/algorithms.md,
-       // perf/results/host-2026-11-26/staged_broadcast_min_2mib_ab.txt). The cost model sees only
-       // the copies it saves.
-       (size_t)2 << 20},
+       // From 256 KiB. Below 2 MiB a piece is the whole message and waits for every reader, which
+       // the model does not see; the 2 MiB minimum it had was measured before CopyBytes
+       // (kernels/host/copy.h), when 4-512 KiB copies out of the page-aligned scratch into malloc'd
+       // buffers took glibc's slow path. Since, alternated on 2 cores: 8 ranks 256 KiB-1 MiB 18-53%
+       // less time than the tree and chain it displaces (1 MiB 595 -> 280 us), 3 and 4 ranks level
+       // or faster (4 ranks 1 MiB 184-233 -> 154-195), 128 KiB at 6 ranks slower (48 against
+       // 38-40), which the model would pick where 128 KiB messages are read in one copy
+       // (perf/results/host-2026-11-26/staged_broadcast_min_256k_ab.txt). At 2 ranks, and with a
+       // core per rank, the model keeps the chain. The cost model sees only the copies it saves.
+       (size_t)256 << 10},
       {"direct", CollKind::Reduce, &DirectReduce, true,
        "every rank sends each slice to the root, which tree-reduces the N slices in canonical order"},
       {"tree", CollKind::Reduce, &CanonicalTreeReduce, true,
