@@ -333,6 +333,39 @@ TEST(Schedules, OutOfPlaceOwnCopiesShareAStepWithASend) {
   }
 }
 
+// The direct algorithms (a slice to or from each of the N-1 peers per step) cut slices of at most
+// min(ring's slice, 2 x ring's slice / (N-1)), so a step sends at most two ring slices at any N
+// (DirectSliceElems, src/algorithms/direct_shot.cc; docs/performance.md).
+TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
+  const size_t slice = 1 << 15;
+  const std::pair<CollKind, Generator> direct[] = {{CollKind::AllReduce, &TwoShotAllReduce},
+                                                   {CollKind::ReduceScatter, &DirectReduceScatter},
+                                                   {CollKind::Reduce, &DirectReduce}};
+  for (const auto& [kind, generate] : direct) {
+    for (int n = 2; n <= 8; ++n) {
+      CollArgs a = SimArgs(n, (size_t)64 * slice, slice, false);
+      a.kind = kind;
+      a.root = 0;
+      size_t largestStep = 0, largestMessage = 0;
+      for (a.rank = 0; a.rank < n; ++a.rank)
+        for (const Step& step : generate(a).steps) {
+          size_t sent = 0;
+          for (const Op& op : step.ops)
+            if (op.kind == OpKind::Send) {
+              sent += op.count;
+              largestMessage = std::max(largestMessage, op.count);
+            }
+          largestStep = std::max(largestStep, sent);
+        }
+      const std::string what = std::string(CollName(kind)) + " N=" + std::to_string(n);
+      const size_t bound = n <= 3 ? slice : 2 * slice / (n - 1);
+      EXPECT_LE(largestMessage, bound) << what;
+      EXPECT_GT(largestMessage, bound / 2) << what;  // no smaller than the bound needs
+      EXPECT_LE(largestStep, 2 * slice) << what;     // (the 2-rank two-shot: a slice and a gathered one)
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tccl
 
