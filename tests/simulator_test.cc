@@ -335,7 +335,7 @@ TEST(Schedules, OutOfPlaceOwnCopiesShareAStepWithASend) {
 
 // The direct algorithms (a slice to or from each of the N-1 peers per step) cut slices of at most
 // min(ring's slice, 2 x ring's slice / (N-1)), so a step sends at most two ring slices at any N
-// (DirectSliceElems, src/algorithms/direct_shot.cc; docs/performance.md).
+// (DirectSliceElems, src/algorithms/direct_shot.cc; docs/performance.md), and never below a line.
 TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
   const size_t slice = 1 << 15;
   const std::pair<CollKind, Generator> direct[] = {{CollKind::AllReduce, &TwoShotAllReduce},
@@ -363,6 +363,16 @@ TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
       EXPECT_GT(largestMessage, bound / 2) << what;  // no smaller than the bound needs
       EXPECT_LE(largestStep, 2 * slice) << what;     // (the 2-rank two-shot: a slice and a gathered one)
     }
+    // Never below a cache line: a 64-byte ring slice stays 16 floats at 8 ranks.
+    CollArgs a = SimArgs(8, 4096, 16, false);
+    a.kind = kind;
+    a.root = 0;
+    size_t largestMessage = 0;
+    for (a.rank = 0; a.rank < 8; ++a.rank)
+      for (const Step& step : generate(a).steps)
+        for (const Op& op : step.ops)
+          if (op.kind == OpKind::Send) largestMessage = std::max(largestMessage, op.count);
+    EXPECT_EQ(largestMessage, 16u) << CollName(kind);
   }
 }
 

@@ -131,10 +131,12 @@ void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_
 // was sized for: from 4 ranks on the slice shrinks (4 ranks 85 KiB, 8 ranks 36 KiB). Alternated
 // on 2 cores, 1-64 MiB all-reduce: 8 ranks 16-47% less time from 1 MiB, 7 ranks 14-29% less from
 // 4 MiB, 4 and 6 ranks within the spread (docs/performance.md, "The direct algorithms' slice at
-// more ranks").
+// more ranks"). Never below a cache line (nor above the ring's slice): slices that share lines
+// gain nothing, and tiny ring slices (tests run 64 B) would multiply the steps.
 size_t DirectSliceElems(const CollArgs& a) {
   const size_t peers = (size_t)std::max(1, a.nranks - 1);
-  return std::max<size_t>(1, std::min(a.sliceElems, 2 * a.sliceElems / peers));
+  const size_t line = std::max<size_t>(1, 64 / std::max<size_t>(1, a.elemSize));
+  return std::max<size_t>(1, std::min(a.sliceElems, std::max(line, 2 * a.sliceElems / peers)));
 }
 
 size_t LargestChunk(const CollArgs& a, const ChunkMap& m) {
