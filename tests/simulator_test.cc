@@ -342,21 +342,26 @@ TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
                                                    {CollKind::ReduceScatter, &DirectReduceScatter},
                                                    {CollKind::Reduce, &DirectReduce}};
   for (const auto& [kind, generate] : direct) {
-    for (int n = 2; n <= 8; ++n) {
-      CollArgs a = SimArgs(n, (size_t)64 * slice, slice, false);
+    // Over every rank's schedule: the largest message sent, and the most sent in one step.
+    auto largestSends = [&](int n, size_t count, size_t sliceElems) {
+      CollArgs a = SimArgs(n, count, sliceElems, false);
       a.kind = kind;
       a.root = 0;
-      size_t largestStep = 0, largestMessage = 0;
+      size_t message = 0, step = 0;
       for (a.rank = 0; a.rank < n; ++a.rank)
-        for (const Step& step : generate(a).steps) {
+        for (const Step& st : generate(a).steps) {
           size_t sent = 0;
-          for (const Op& op : step.ops)
+          for (const Op& op : st.ops)
             if (op.kind == OpKind::Send) {
               sent += op.count;
-              largestMessage = std::max(largestMessage, op.count);
+              message = std::max(message, op.count);
             }
-          largestStep = std::max(largestStep, sent);
+          step = std::max(step, sent);
         }
+      return std::make_pair(message, step);
+    };
+    for (int n = 2; n <= 8; ++n) {
+      const auto [largestMessage, largestStep] = largestSends(n, (size_t)64 * slice, slice);
       const std::string what = std::string(CollName(kind)) + " N=" + std::to_string(n);
       const size_t bound = n <= 3 ? slice : 2 * slice / (n - 1);
       EXPECT_LE(largestMessage, bound) << what;
@@ -364,15 +369,7 @@ TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
       EXPECT_LE(largestStep, 2 * slice) << what;     // (the 2-rank two-shot: a slice and a gathered one)
     }
     // Never below a cache line: a 64-byte ring slice stays 16 floats at 8 ranks.
-    CollArgs a = SimArgs(8, 4096, 16, false);
-    a.kind = kind;
-    a.root = 0;
-    size_t largestMessage = 0;
-    for (a.rank = 0; a.rank < 8; ++a.rank)
-      for (const Step& step : generate(a).steps)
-        for (const Op& op : step.ops)
-          if (op.kind == OpKind::Send) largestMessage = std::max(largestMessage, op.count);
-    EXPECT_EQ(largestMessage, 16u) << CollName(kind);
+    EXPECT_EQ(largestSends(8, 4096, 16).first, 16u) << CollName(kind);
   }
 }
 
