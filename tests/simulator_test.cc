@@ -6,9 +6,11 @@
 #include "exec/simulator.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "algorithms/registry.h"
 #include "tuning/cost_model.h"
+#include "tests/support/parallel_for.h"
 
 namespace tccl {
 namespace {
@@ -19,6 +21,25 @@ std::vector<int> Ranks() {
   std::vector<int> n;
   for (int i = 1; i <= 16; ++i) n.push_back(i);
   for (int i : {17, 24, 31, 32, 33, 48, 63, 64}) n.push_back(i);
+  return n;
+}
+
+// Every (algorithm, rank count) pair of a sweep, in an order ParallelFor can hand out: the
+// simulator is pure computation, so the pairs run on all cores.
+struct AlgRanks {
+  const AlgorithmInfo* alg;
+  int n;
+};
+std::vector<AlgRanks> Pairs(const std::vector<int>& ranks, bool (*keep)(const AlgorithmInfo&) = nullptr) {
+  std::vector<AlgRanks> pairs;
+  for (const AlgorithmInfo& alg : AllAlgorithms())
+    if (!keep || keep(alg))
+      for (int n : ranks) pairs.push_back({&alg, n});
+  return pairs;
+}
+std::vector<int> RankRange(int lo, int hi) {
+  std::vector<int> n;
+  for (int i = lo; i <= hi; ++i) n.push_back(i);
   return n;
 }
 
@@ -43,76 +64,79 @@ std::string What(const AlgorithmInfo& alg, const CollArgs& a) {
 TEST(Simulator, EveryAlgorithmEveryRankCount) {
   const size_t counts[] = {0, 1, 2, 3, 7, 13, 64, 97, 1000};
   const size_t slices[] = {1, 5, 64, 1 << 15};
-  for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    for (int n : Ranks()) {
-      for (size_t count : counts) {
-        // Large rank counts with fine slices multiply quickly; keep the sweep fast.
-        if (n > 16 && count > 97) continue;
-        for (size_t slice : slices) {
-          if (n > 16 && slice < 64) continue;
-          if (slice == 1 && count > 97) continue;  // 1000 one-element slices add time, not coverage
-          for (bool inPlace : {false, true}) {
-            for (tcclRedOp_t op : {tcclSum, tcclAvg}) {
-              CollArgs a = SimArgs(n, count, slice, inPlace, op);
-              SimResult r = Simulate(alg, a);
-              ASSERT_TRUE(r.ok) << What(alg, a) << ": " << r.error;
-            }
+  const std::vector<AlgRanks> pairs = Pairs(Ranks());
+  ParallelFor(pairs.size(), [&](size_t i) {
+    const AlgorithmInfo& alg = *pairs[i].alg;
+    const int n = pairs[i].n;
+    for (size_t count : counts) {
+      // Large rank counts with fine slices multiply quickly; keep the sweep fast.
+      if (n > 16 && count > 97) continue;
+      for (size_t slice : slices) {
+        if (n > 16 && slice < 64) continue;
+        if (slice == 1 && count > 97) continue;  // 1000 one-element slices add time, not coverage
+        for (bool inPlace : {false, true}) {
+          for (tcclRedOp_t op : {tcclSum, tcclAvg}) {
+            CollArgs a = SimArgs(n, count, slice, inPlace, op);
+            SimResult r = Simulate(alg, a);
+            ASSERT_TRUE(r.ok) << What(alg, a) << ": " << r.error;
           }
         }
       }
     }
-  }
+  });
 }
 
 // Single-copy messages (transports/shm/single_copy.h) complete only when the receiver has read
 // them, so no algorithm may rely on a send finishing before its receiver gets to it. Run every
 // algorithm with every send waiting for its receiver: a deadlock here would be a hang there.
 TEST(Simulator, EveryAlgorithmWithSendsThatWaitForTheReceiver) {
-  for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    for (int n : Ranks()) {
-      if (n > 33) continue;
-      for (size_t count : {0, 1, 7, 97, 1000}) {
-        for (size_t slice : {5, 64, 1 << 15}) {
-          if (n > 16 && (slice < 64 || count > 97)) continue;
-          for (bool inPlace : {false, true}) {
-            CollArgs a = SimArgs(n, count, slice, inPlace);
-            SimResult r = Simulate(alg, a, /*sendsWaitForReceiver=*/true);
-            ASSERT_TRUE(r.ok) << What(alg, a) << ": " << r.error;
-          }
+  const std::vector<AlgRanks> pairs = Pairs(Ranks());
+  ParallelFor(pairs.size(), [&](size_t i) {
+    const AlgorithmInfo& alg = *pairs[i].alg;
+    const int n = pairs[i].n;
+    if (n > 33) return;
+    for (size_t count : {0, 1, 7, 97, 1000}) {
+      for (size_t slice : {5, 64, 1 << 15}) {
+        if (n > 16 && (slice < 64 || count > 97)) continue;
+        for (bool inPlace : {false, true}) {
+          CollArgs a = SimArgs(n, count, slice, inPlace);
+          SimResult r = Simulate(alg, a, /*sendsWaitForReceiver=*/true);
+          ASSERT_TRUE(r.ok) << What(alg, a) << ": " << r.error;
         }
       }
     }
-  }
+  });
 }
 
 // Whether a call is in place is each rank's own choice (its pointers, as in NCCL; the tag does
 // not carry it), so the ranks of one call may mix both: every algorithm must then still match its
 // messages, finish, and produce the right output, with buffered sends and with sends that wait.
 TEST(Simulator, EveryAlgorithmWithRanksMixingInPlaceAndOutOfPlace) {
-  for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    for (int n = 2; n <= 12; ++n) {
-      std::vector<std::vector<bool>> mixes(3, std::vector<bool>(n, false));
-      for (int r = 0; r < n; ++r) {
-        mixes[0][r] = r % 2 == 0;  // every other rank
-        mixes[1][r] = r == 0;      // one rank
-        mixes[2][r] = r != n - 1;  // all but one
-      }
-      for (size_t count : {1, 7, 97, 1000}) {
-        for (size_t slice : {5, 64, 1 << 15}) {
-          for (const std::vector<bool>& mix : mixes) {
-            for (bool sendsWait : {false, true}) {
-              CollArgs a = SimArgs(n, count, slice, false);
-              SimResult r = Simulate(alg, a, sendsWait, mix);
-              std::string who;
-              for (int q = 0; q < n; ++q) who += mix[q] ? 'I' : 'o';
-              ASSERT_TRUE(r.ok) << What(alg, a) << " in place per rank " << who
-                                << (sendsWait ? ", sends wait" : "") << ": " << r.error;
-            }
+  const std::vector<AlgRanks> pairs = Pairs(RankRange(2, 12));
+  ParallelFor(pairs.size(), [&](size_t i) {
+    const AlgorithmInfo& alg = *pairs[i].alg;
+    const int n = pairs[i].n;
+    std::vector<std::vector<bool>> mixes(3, std::vector<bool>(n, false));
+    for (int r = 0; r < n; ++r) {
+      mixes[0][r] = r % 2 == 0;  // every other rank
+      mixes[1][r] = r == 0;      // one rank
+      mixes[2][r] = r != n - 1;  // all but one
+    }
+    for (size_t count : {1, 7, 97, 1000}) {
+      for (size_t slice : {5, 64, 1 << 15}) {
+        for (const std::vector<bool>& mix : mixes) {
+          for (bool sendsWait : {false, true}) {
+            CollArgs a = SimArgs(n, count, slice, false);
+            SimResult r = Simulate(alg, a, sendsWait, mix);
+            std::string who;
+            for (int q = 0; q < n; ++q) who += mix[q] ? 'I' : 'o';
+            ASSERT_TRUE(r.ok) << What(alg, a) << " in place per rank " << who
+                              << (sendsWait ? ", sends wait" : "") << ": " << r.error;
           }
         }
       }
     }
-  }
+  });
 }
 
 // A schedule that works only because sends are buffered: every rank sends to its successor in one
@@ -267,29 +291,31 @@ TEST(Simulator, DetectsNonCanonicalOrder) {
 // the canonical tree for every element, for N = 1..64, many counts (so the same element sits at
 // different offsets of buffers of different lengths) and slice sizes.
 TEST(Simulator, CanonicalAlgorithmsProduceTheCanonicalTreeEverywhere) {
-  int checked = 0;
-  for (const AlgorithmInfo& alg : AllAlgorithms()) {
-    if (!alg.canonicalOrder) continue;
-    if (alg.coll != CollKind::AllReduce && alg.coll != CollKind::ReduceScatter && alg.coll != CollKind::Reduce) continue;
-    for (int n = 1; n <= 64; ++n) {
-      for (size_t count : {1, 3, 17, 64, 129}) {
-        for (size_t slice : {1, 7, 1 << 15}) {
-          if (n > 24 && slice == 1) continue;
-          CollArgs a;
-          a.nranks = n;
-          a.count = count;
-          a.sliceElems = slice;
-          a.root = (int)(count % n);
-          a.inPlace = count % 2 == 1;
-          SimResult r = Simulate(alg, a);
-          ASSERT_TRUE(r.ok) << alg.name << " " << CollName(alg.coll) << " N=" << n << " count=" << count
-                            << " slice=" << slice << ": " << r.error;
-          ++checked;
-        }
+  std::atomic<int> checked{0};
+  const std::vector<AlgRanks> pairs = Pairs(RankRange(1, 64), [](const AlgorithmInfo& alg) {
+    return alg.canonicalOrder &&
+           (alg.coll == CollKind::AllReduce || alg.coll == CollKind::ReduceScatter || alg.coll == CollKind::Reduce);
+  });
+  ParallelFor(pairs.size(), [&](size_t i) {
+    const AlgorithmInfo& alg = *pairs[i].alg;
+    const int n = pairs[i].n;
+    for (size_t count : {1, 3, 17, 64, 129}) {
+      for (size_t slice : {1, 7, 1 << 15}) {
+        if (n > 24 && slice == 1) continue;
+        CollArgs a;
+        a.nranks = n;
+        a.count = count;
+        a.sliceElems = slice;
+        a.root = (int)(count % n);
+        a.inPlace = count % 2 == 1;
+        SimResult r = Simulate(alg, a);
+        ASSERT_TRUE(r.ok) << alg.name << " " << CollName(alg.coll) << " N=" << n << " count=" << count
+                          << " slice=" << slice << ": " << r.error;
+        ++checked;
       }
     }
-  }
-  EXPECT_GT(checked, 1000);
+  });
+  EXPECT_GT(checked.load(), 1000);
 }
 
 TEST(Simulator, DetectsBrokenSchedules) {
