@@ -59,6 +59,11 @@ class HostStore {
 
 }  // namespace
 
+bool QuickSweep() {
+  const char* mode = getenv("TCCL_TEST_SWEEP");
+  return mode && std::string(mode) == "quick";
+}
+
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
   std::vector<std::string> failures;
   tcclStream_t stream = nullptr;
@@ -92,8 +97,7 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
     // TCCL_TEST_SWEEP=quick (sanitizer builds in .ci/run, where every access is instrumented):
     // large counts shrink to opt.quickLargeCount (64 Ki elements unless the test says otherwise),
     // still several slices per rank, still unaligned.
-    const char* mode = getenv("TCCL_TEST_SWEEP");
-    const bool quick = mode && std::string(mode) == "quick";
+    const bool quick = QuickSweep();
     for (size_t count : opt.largeCounts)
       for (tcclDataType_t dt : opt.largeTypes) cases.emplace_back(quick ? std::min(count, opt.quickLargeCount) : count, dt);
     for (auto [count, dt] : cases) {

@@ -51,4 +51,8 @@ struct SweepOptions {
 
 std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt);
 
+// TCCL_TEST_SWEEP=quick: the sanitizer builds of .ci/run, where every access is instrumented and
+// sweeps shrink to stay inside CI's time (tests/run_sanitizers.sh).
+bool QuickSweep();
+
 }  // namespace tccl_test
