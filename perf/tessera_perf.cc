@@ -30,6 +30,7 @@ struct Job {
   DeviceBuffers* dev = nullptr;   // -D: device copies of the buffers
   int rank = 0, nranks = 1;
   FILE* json = nullptr;
+  CheckMemo checks;  // the in-place check of a size reuses the out-of-place one's where the bytes agree
 };
 
 #define CHECK_TCCL(call)                                                                         \
@@ -135,7 +136,7 @@ Result Measure(const Coll& c, const Args& args, Job& job, size_t bytes, tcclData
     CHECK_TCCL(c.run(onDevice(send), onDevice(recv), s, dt, op, root, job.measured, stream));
     sync();
     if (job.dev) job.dev->ToHost(recvBase, job.dev->recv(), span);
-    CheckResult cr = CheckOutput(c, recv, s, dt, op, job.rank, job.nranks, root, seed);
+    CheckResult cr = job.checks.Check(c, recv, s, dt, op, job.rank, job.nranks, root, seed);
     r.wrong = SumAll(job, cr.wrong);
     r.det = SumAll(job, cr.det);
   }
