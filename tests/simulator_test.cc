@@ -15,11 +15,16 @@
 namespace tccl {
 namespace {
 
+std::vector<int> RankRange(int lo, int hi) {
+  std::vector<int> n;
+  for (int i = lo; i <= hi; ++i) n.push_back(i);
+  return n;
+}
+
 // Every N up to 16, then powers of two and their neighbours up to 64 (all 64 took two minutes
 // once the table had fifteen algorithms; these keep every shape of tree and ring).
 std::vector<int> Ranks() {
-  std::vector<int> n;
-  for (int i = 1; i <= 16; ++i) n.push_back(i);
+  std::vector<int> n = RankRange(1, 16);
   for (int i : {17, 24, 31, 32, 33, 48, 63, 64}) n.push_back(i);
   return n;
 }
@@ -36,11 +41,6 @@ std::vector<AlgRanks> Pairs(const std::vector<int>& ranks, bool (*keep)(const Al
     if (!keep || keep(alg))
       for (int n : ranks) pairs.push_back({&alg, n});
   return pairs;
-}
-std::vector<int> RankRange(int lo, int hi) {
-  std::vector<int> n;
-  for (int i = lo; i <= hi; ++i) n.push_back(i);
-  return n;
 }
 
 // One simulated call's arguments, and how a failure names it.
