@@ -45,7 +45,7 @@ class CheckMemo {
   };
   bool valid_ = false;
   Key key_{};
-  std::vector<unsigned char> bytes_;  // the output last checked
+  std::vector<unsigned char> bytes_;  // the output last checked (its size follows from key_)
   CheckResult result_;
 };
 
