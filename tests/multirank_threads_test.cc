@@ -108,6 +108,25 @@ TEST_P(ThreadRanks, ForcedDirectAllReduceIsCanonical) {
   RunOnThreads(GetParam(), opt);
 }
 
+// The 2-rank direct all-reduce goes in 1 MiB pieces (algorithms/direct.cc): several pieces, the
+// last one short, with even ranks in place (through two scratch slots) and odd ones out of place,
+// from buffers the peer reads in one copy and from plain ones.
+TEST(TwoThreadRanks, DirectAllReduceInPiecesMixingInPlace) {
+  ScopedEnv algo("TCCL_ALGO", "allreduce:direct");
+  for (HostBuffers buffers : {HostBuffers::MemAlloc, HostBuffers::Plain}) {
+    SweepOptions opt;
+    opt.colls = {"all_reduce"};
+    opt.types = {tcclFloat32};
+    opt.largeCounts = {3 * (1 << 20) / 4 + 5};
+    opt.largeTypes = {tcclFloat32};
+    opt.quickLargeCount = opt.largeCounts[0];
+    opt.expectCanonical = true;
+    opt.mixInPlace = true;
+    opt.buffers = buffers;
+    RunOnThreads(2, opt);
+  }
+}
+
 // Small slices: many pipeline steps per call, and ring-buffer wrap-around on every message.
 TEST_P(ThreadRanks, TinySlicesAndRings) {
   ScopedEnv chunk("TCCL_CHUNK_BYTES", "64");

@@ -220,9 +220,39 @@ TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {
   EXPECT_TRUE(r.ok) << r.error;
 }
 
+// Larger 2-rank direct all-reduces go in pieces of 1 MiB, one step each; in place, each
+// piece is received into one of two scratch slots and reduced into place in the next step, after
+// its send has completed. Two broken forms the simulator must refuse: one slot for every piece
+// (piece j-1's reduction reads the slot that piece j's receive writes) and the reduction in the
+// piece's own step (it reads the slot being received, and writes what the send reads).
+Schedule TwoRankPiecesThroughSlots(const CollArgs& a, size_t piece, size_t slots, size_t lag) {
+  Schedule s;
+  const int peer = 1 - a.rank;
+  const size_t K = SliceCount(a.count, piece), slot = (a.count + K - 1) / K;
+  s.scratchElems = slots * slot;
+  for (size_t j = 0; j < K + lag; ++j) {
+    Step step;
+    if (j < K) {
+      const size_t b = PartStart(a.count, K, j), n = PartStart(a.count, K, j + 1) - b;
+      step.ops.push_back(MakeSend(peer, {kSendBuf, b}, n));
+      step.ops.push_back(MakeRecv(peer, {kScratchBuf, (j % slots) * slot}, n));
+    }
+    if (j >= lag) {
+      const size_t i = j - lag, b = PartStart(a.count, K, i), n = PartStart(a.count, K, i + 1) - b;
+      step.ops.push_back(MakeReduce({kRecvBuf, b}, {kRecvBuf, b}, {kScratchBuf, (i % slots) * slot}, n));
+    }
+    s.steps.push_back(step);
+  }
+  return s;
+}
+constexpr size_t kTestPiece = (1 << 20) / 4;  // floats, with the ring's slice 1 << 15 below
+Schedule TwoSlotsOneStepLate(const CollArgs& a) { return TwoRankPiecesThroughSlots(a, kTestPiece, 2, 1); }
+Schedule OneSlotForEveryPiece(const CollArgs& a) { return TwoRankPiecesThroughSlots(a, kTestPiece, 1, 1); }
+Schedule ReducedInTheReceivingStep(const CollArgs& a) { return TwoRankPiecesThroughSlots(a, kTestPiece, 2, 0); }
+
 // The 2-rank direct all-reduce reduces as the peer's message arrives, into the buffer it sends from
 // when in place, which only a staged send (kStagedSendBytes) allows; a larger in-place one goes
-// through scratch. Both sides of the boundary, and a fused in-place form with a send that is not
+// through two scratch slots (above). Both sides of the boundary, and a fused in-place form with a send that is not
 // staged, which the simulator must refuse (the send would read what the reduction writes).
 Schedule FusedInPlaceWhateverTheSize(const CollArgs& a) {
   Schedule s;
@@ -237,7 +267,8 @@ TEST(Simulator, TwoRankDirectAllReduceFusesOnlyStagedSendsInPlace) {
     if (alg.coll == CollKind::AllReduce && std::string(alg.name) == "direct") direct = &alg;
   ASSERT_NE(direct, nullptr);
   const size_t staged = kStagedSendBytes / 4;
-  for (size_t count : {staged, staged + 1})
+  // The staged boundary in one piece; then the pieces (TwoRankPiecesThroughSlots above).
+  for (size_t count : {staged, staged + 1, kTestPiece, kTestPiece + 1, 3 * kTestPiece + 5})
     for (bool inPlace : {false, true})
       for (tcclRedOp_t op : {tcclSum, tcclAvg}) {
         CollArgs a = SimArgs(2, count, 1 << 15, inPlace, op);
@@ -246,9 +277,10 @@ TEST(Simulator, TwoRankDirectAllReduceFusesOnlyStagedSendsInPlace) {
         ASSERT_TRUE(r.ok) << What(*direct, a) << ": " << r.error;
         a.rank = 1;
         const Schedule s = direct->generate(a);
-        const bool fused = !inPlace || count == staged;
-        EXPECT_EQ(s.scratchElems, fused ? 0u : 2 * count) << What(*direct, a);
-        EXPECT_EQ(s.steps.size(), (fused ? 1u : 2u) + (op == tcclAvg)) << What(*direct, a);
+        const size_t K = SliceCount(count, kTestPiece), slot = (count + K - 1) / K;
+        const bool viaSlots = inPlace && count != staged;
+        EXPECT_EQ(s.scratchElems, viaSlots ? std::min<size_t>(K, 2) * slot : 0u) << What(*direct, a);
+        EXPECT_EQ(s.steps.size(), K + viaSlots + (op == tcclAvg)) << What(*direct, a);
       }
   AlgorithmInfo unsafe{"fused-in-place", CollKind::AllReduce, &FusedInPlaceWhateverTheSize, true, ""};
   CollArgs a = SimArgs(2, staged, 1 << 15, true);
@@ -257,6 +289,22 @@ TEST(Simulator, TwoRankDirectAllReduceFusesOnlyStagedSendsInPlace) {
   SimResult r = Simulate(unsafe, a);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("writes memory that op"), std::string::npos) << r.error;
+}
+
+TEST(Simulator, TwoRankPiecesNeedTwoSlotsAndAStepOfLag) {
+  AlgorithmInfo safe{"two-slots", CollKind::AllReduce, &TwoSlotsOneStepLate, true, ""};
+  CollArgs b = SimArgs(2, 3 * kTestPiece + 5, 1 << 15, true);
+  b.elemSize = 4;
+  SimResult ok = Simulate(safe, b);
+  EXPECT_TRUE(ok.ok) << ok.error;
+  for (auto* broken : {&OneSlotForEveryPiece, &ReducedInTheReceivingStep}) {
+    AlgorithmInfo unsafe{"broken-slots", CollKind::AllReduce, broken, true, ""};
+    CollArgs a = SimArgs(2, 3 * kTestPiece + 5, 1 << 15, true);
+    a.elemSize = 4;
+    SimResult r = Simulate(unsafe, a);
+    EXPECT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("writes memory that op"), std::string::npos) << r.error;
+  }
 }
 
 // The simulator itself must catch broken schedules; otherwise the test above proves nothing.

@@ -4,28 +4,76 @@
 // (docs/determinism.md). One network hop instead of 2(N-1): what matters
 // when latency, not bandwidth, dominates, and when ranks share cores and every hop is a context
 // switch.
+#include <algorithm>
+
 #include "algorithms/generators.h"
 
 namespace tccl {
+
+namespace {
+
+// The pieces a 2-rank direct all-reduce moves as separate messages: 1 MiB, in whole slices of the
+// call (CollArgs::sliceElems); a message up to this size is one message. Above the single-copy
+// threshold (256 KiB by default, TCCL_SHM_SINGLE_COPY_BYTES), so buffers peers can map are still
+// read in one copy. Each piece is a step, and each step waits for the peer: alternated on 2 cores
+// with tcclMemAlloc buffers, 1 MiB pieces ran 2 MiB out of place at 190 against 227-235 us with
+// one message or 256 KiB pieces, and 16 MiB in place at 4.0 against 6.0 ms for both
+// (perf/results/host-2026-11-27/two_rank_direct_in_pieces_ab.txt). The same on every rank: it
+// depends on the count, the element size and the slice, never on this rank's buffers.
+size_t TwoRankPieceElems(const CollArgs& a) {
+  constexpr size_t kMinPieceBytes = 1 << 20;
+  const size_t slice = std::max<size_t>(1, a.sliceElems);
+  const size_t minElems = (kMinPieceBytes + a.elemSize - 1) / a.elemSize;
+  return (minElems + slice - 1) / slice * slice;
+}
+
+// 2 ranks: the canonical tree of two inputs is one reduction, and both ranks compute it as their
+// peer's message arrives: no tree scratch and no second hand-over (2 ranks, 8 B: 0.29-0.47 ->
+// 0.25-0.43 us). Rank 1 computes in1 OP in0, the same bits: sum and prod commute bit for bit,
+// max and min are exact (as in direct_shot.cc).
+// Larger messages go in pieces (TwoRankPieceElems), one step each. In place, a piece's reduction
+// may not overwrite the buffer before the piece has left it (the peer may be reading it in one
+// copy), so the peer's piece is received into one of two scratch slots and reduced into place in
+// the next step, once this rank's send of the piece has completed; a staged send (schedule.h) has
+// left at once. Before, an in-place message was received whole into scratch and reduced after: a
+// second pass over the whole message through memory (2 ranks, 256 MiB, tcclMemAlloc buffers: 119
+// against 66 ms now, alternated; docs/performance.md, "The 2-rank direct all-reduce in place, in
+// pieces").
+Schedule TwoRankDirectAllReduce(const CollArgs& a) {
+  Schedule s;
+  const int peer = 1 - a.rank;
+  const size_t c = a.count, piece = TwoRankPieceElems(a);
+  const size_t K = SliceCount(c, piece);
+  const bool viaSlots = a.inPlace && !(K == 1 && SendIsStaged(MakeSend(peer, {kSendBuf, 0}, c), a.elemSize));
+  const size_t slotElems = (c + K - 1) / K;
+  if (viaSlots) s.scratchElems = std::min<size_t>(K, 2) * slotElems;
+  auto slot = [&](size_t j) { return BufRef{kScratchBuf, (j % 2) * slotElems}; };
+  auto begin = [&](size_t j) { return PartStart(c, K, j); };
+  for (size_t j = 0; j <= K; ++j) {
+    Step step;
+    if (j < K) {
+      const size_t b = begin(j), n = begin(j + 1) - b;
+      step.ops.push_back(MakeSend(peer, {kSendBuf, b}, n));
+      step.ops.push_back(viaSlots ? MakeRecv(peer, slot(j), n) : MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n));
+    }
+    if (viaSlots && j > 0) {
+      const size_t b = begin(j - 1), n = begin(j) - b;
+      step.ops.push_back(MakeReduce({kRecvBuf, b}, {kRecvBuf, b}, slot(j - 1), n));
+    }
+    if (!step.ops.empty()) s.steps.push_back(step);
+  }
+  if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, c)}});
+  return s;
+}
+
+}  // namespace
 
 Schedule DirectAllReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
   const size_t c = a.count;
   if (NothingToExchange(a, &s)) return s;
-  if (N == 2) {
-    // The canonical tree of two inputs is one reduction, and both ranks compute it as their peer's
-    // message arrives: no scratch and no second step (2 ranks, 8 B: 0.29-0.47 -> 0.25-0.43 us).
-    // Rank 1 computes in1 OP in0, the same bits: sum and prod commute bit for bit, max and min are
-    // exact (as in direct_shot.cc). In place, the send must have left the buffer before the
-    // reduction writes it, which a staged send has (schedule.h); a larger one is reduced via scratch.
-    const Op send = MakeSend(1 - r, {kSendBuf, 0}, c);
-    if (!a.inPlace || SendIsStaged(send, a.elemSize)) {
-      s.steps.push_back({{send, MakeRecvReduce(1 - r, {kRecvBuf, 0}, {kSendBuf, 0}, c)}});
-      if (a.op == tcclAvg) s.steps.push_back({{MakeDivide({kRecvBuf, 0}, c)}});
-      return s;
-    }
-  }
+  if (N == 2) return TwoRankDirectAllReduce(a);
   s.scratchElems = c * N;  // slot i holds rank i's input; slot r stays unused
   Step exchange;
   for (int k = 1; k < N; ++k) {
