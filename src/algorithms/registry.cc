@@ -24,7 +24,8 @@ const std::vector<AlgorithmInfo>& AllAlgorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {"direct", CollKind::AllReduce, &DirectAllReduce, true,
        "every rank sends its input to every other rank, then reduces the N inputs locally in canonical "
-       "order; one hop, N-1 copies per rank: for small messages"},
+       "order; one hop, N-1 copies per rank: for small messages (2 ranks: reduced as the peer's "
+       "1 MiB pieces arrive, in place through two scratch slots)"},
       {"twoshot", CollKind::AllReduce, &TwoShotAllReduce, true,
        "direct reduce-scatter (each chunk's owner tree-reduces every rank's slice in canonical order) "
        "then direct all-gather; 2(N-1)/N of the data per rank: large messages, strict determinism"},
