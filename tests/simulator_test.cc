@@ -252,8 +252,9 @@ Schedule ReducedInTheReceivingStep(const CollArgs& a) { return TwoRankPiecesThro
 
 // The 2-rank direct all-reduce reduces as the peer's message arrives, into the buffer it sends from
 // when in place, which only a staged send (kStagedSendBytes) allows; a larger in-place one goes
-// through two scratch slots (above). Both sides of the boundary, and a fused in-place form with a send that is not
-// staged, which the simulator must refuse (the send would read what the reduction writes).
+// through two scratch slots (above). Both sides of the boundary, and a fused in-place form with a
+// send that is not staged, which the simulator must refuse (the send would read what the
+// reduction writes).
 Schedule FusedInPlaceWhateverTheSize(const CollArgs& a) {
   Schedule s;
   s.steps.push_back({{MakeSend(1 - a.rank, {kSendBuf, 0}, a.count),

@@ -36,9 +36,9 @@ size_t TwoRankPieceElems(const CollArgs& a) {
 // copy), so the peer's piece is received into one of two scratch slots and reduced into place in
 // the next step, once this rank's send of the piece has completed; a staged send (schedule.h) has
 // left at once. Before, an in-place message was received whole into scratch and reduced after: a
-// second pass over the whole message through memory (2 ranks, 256 MiB, tcclMemAlloc buffers: 119
-// against 66 ms now, alternated; docs/performance.md, "The 2-rank direct all-reduce in place, in
-// pieces").
+// second pass over the whole message through memory and a scratch of twice the message (2 ranks,
+// tcclMemAlloc buffers, in place, alternated: 256 MiB 137 ms then, 72 now; docs/performance.md,
+// "The 2-rank direct all-reduce in place, in pieces").
 Schedule TwoRankDirectAllReduce(const CollArgs& a) {
   Schedule s;
   const int peer = 1 - a.rank;
