@@ -163,7 +163,8 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 }
 
 // Receives into their final place store past the cache where the operation's buffers on the host
-// outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the ring
+// outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the direct
+// all-reduce's reduced pieces out of place, the ring
 // all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives,
 // through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the
 // last-level cache (each rank counts its own buffers times the host's ranks: a broadcast's
@@ -172,11 +173,18 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
-  ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot");
+  struct Case {
+    const char* algo;
+    const char* coll;
+  };
+  const Case cases[] = {{"allreduce:twoshot", "all_reduce"}, {"allreduce:direct", "all_reduce"},
+                        {"", "all_gather"}, {"", "broadcast"}, {"", "alltoall"}};
   for (const char* singleCopy : {"0", "262144"})
-  for (const char* coll : {"all_reduce", "all_gather", "broadcast", "alltoall"}) {
+  for (const Case& k : cases) {
+    const char* coll = k.coll;
+    ScopedEnv algo("TCCL_ALGO", k.algo);
     ScopedEnv sc("TCCL_SHM_SINGLE_COPY_BYTES", singleCopy);
-    SCOPED_TRACE(std::string(coll) + ", TCCL_SHM_SINGLE_COPY_BYTES=" + singleCopy);
+    SCOPED_TRACE(std::string(coll) + " " + k.algo + ", TCCL_SHM_SINGLE_COPY_BYTES=" + singleCopy);
     auto sweep = [&](size_t count) {
       SweepOptions opt;
       opt.colls = {coll};

@@ -25,8 +25,12 @@ struct RecvSink {
   void (*consume)(void* ctx, const void* frag, size_t offset, size_t bytes) = nullptr;
   void* ctx = nullptr;
   size_t granularity = 1;
-  // `direct` is the data's final place and is not read again by the operation (Op::finalDst).
+  // What `direct` or `consume` writes is the data's final place, not read again by the operation
+  // (Op::finalDst).
   bool finalDst = false;
+  // `consume` storing past the cache, called instead of it where a transport streams final places
+  // (shm: ShmOperation::streamOutputs); the transport fences after it. Null: `consume` always.
+  void (*consumeStreamed)(void* ctx, const void* frag, size_t offset, size_t bytes) = nullptr;
 };
 
 class Connection {

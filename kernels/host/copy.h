@@ -19,6 +19,13 @@ namespace tccl {
 // memcpy(dst, src, n) for non-overlapping ranges.
 void CopyBytes(void* dst, const void* src, size_t n);
 
+// memcpy whose stores are non-temporal where that is possible (x86-64: SSE2 streaming stores for
+// the 16-byte-aligned middle of dst; plain copies elsewhere). Callers fence (StreamFence) before
+// publishing the data to another thread or process.
+void StreamCopy(void* dst, const void* src, size_t n);
+void StreamFence();
+bool CanStreamCopy();
+
 #if defined(__x86_64__)
 // memcpy in three parts: the head up to `align` (16 or 64) in the destination, then 64-byte lines
 // (unaligned loads; aligned stores, non-temporal if kStream, which the caller then fences: the

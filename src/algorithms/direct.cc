@@ -54,7 +54,11 @@ Schedule TwoRankDirectAllReduce(const CollArgs& a) {
     if (j < K) {
       const size_t b = begin(j), n = begin(j + 1) - b;
       step.ops.push_back(MakeSend(peer, {kSendBuf, b}, n));
-      step.ops.push_back(viaSlots ? MakeRecv(peer, slot(j), n) : MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n));
+      Op reduce = MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n);
+      // Out of place the output is not read again (avg divides it afterwards), so where the
+      // buffers outgrow the cache it is stored past it, without reading each line first (Op::finalDst).
+      reduce.finalDst = a.op != tcclAvg;
+      step.ops.push_back(viaSlots ? MakeRecv(peer, slot(j), n) : reduce);
     }
     if (viaSlots && j > 0) {
       const size_t b = begin(j - 1), n = begin(j) - b;

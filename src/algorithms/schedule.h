@@ -48,8 +48,9 @@ struct Op {
   // this message's tag (and a small message's payload) is kept.
   int prevOnStream = -1;
   size_t stageAt = 0;
-  // A receive into its final place, which the schedule does not read again: where the operation's
-  // buffers outgrow the cache, a transport may store it past the cache (ShmOperation::streamOutputs).
+  // A receive (or receive-reduce) into its final place, which the schedule does not read again:
+  // where the operation's buffers outgrow the cache, a transport may store it past the cache
+  // (ShmOperation::streamOutputs).
   bool finalDst = false;
 };
 

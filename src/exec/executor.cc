@@ -25,6 +25,21 @@ void ConsumeReduce(void* ctx, const void* frag, size_t offset, size_t bytes) {
   c->fn(c->dst + offset, c->local + offset, frag, bytes / c->elemSize);
 }
 
+// The same, stored past the cache (RecvSink::consumeStreamed): reduced 4 KiB at a time into a
+// bounce buffer that stays in L1, then streamed out. The kernels store through the cache, which
+// reads each output line from memory first: wasted on an output nothing reads again.
+void ConsumeReduceStreamed(void* ctx, const void* frag, size_t offset, size_t bytes) {
+  auto* c = static_cast<ReduceCtx*>(ctx);
+  constexpr size_t kBounce = 4096;  // a multiple of every element size
+  alignas(64) unsigned char bounce[kBounce];
+  const auto* f = static_cast<const unsigned char*>(frag);
+  for (size_t at = 0; at < bytes; at += kBounce) {
+    const size_t n = std::min(kBounce, bytes - at);
+    c->fn(bounce, c->local + offset + at, f + at, n / c->elemSize);
+    StreamCopy(c->dst + offset + at, bounce, n);
+  }
+}
+
 unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
   return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
 }
@@ -269,6 +284,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
               sink.finalDst = op.finalDst;
             } else {
               sink.consume = &ConsumeReduce;
+              sink.consumeStreamed = &ConsumeReduceStreamed;
+              sink.finalDst = op.finalDst;
               sink.ctx = &rctx[i];
             }
             st = c->TryRecv(sink, doneAt[i], total, &n);

@@ -6,34 +6,8 @@
 #include "core/cycle_clock.h"
 #include "kernels/host/copy.h"
 
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 namespace tccl {
-
-bool CanStreamCopy() {
-#if defined(__x86_64__)
-  return true;  // SSE2 is part of x86-64
-#else
-  return false;
-#endif
-}
-
-void StreamCopy(void* dst, const void* src, size_t n) {
-#if defined(__x86_64__)
-  // The unaligned head through the cache, then 64 bytes (a line) per iteration, then the tail.
-  CopyThroughLines<true>(dst, src, n, 16);
-#else
-  memcpy(dst, src, n);
-#endif
-}
-
-void StreamFence() {
-#if defined(__x86_64__)
-  _mm_sfence();
-#endif
-}
 
 namespace {
 

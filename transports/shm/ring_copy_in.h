@@ -30,14 +30,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tccl {
+#include "kernels/host/copy.h"  // StreamCopy, StreamFence
 
-// memcpy whose stores are non-temporal where that is possible (x86-64: SSE2 streaming stores for
-// the 16-byte-aligned middle of dst; plain copies elsewhere). Callers fence (StreamFence) before
-// publishing the data to another thread or process.
-void StreamCopy(void* dst, const void* src, size_t n);
-void StreamFence();
-bool CanStreamCopy();
+namespace tccl {
 
 // Pieces below this are neither timed nor streamed (a clock read costs ~10 ns; a 16 KiB piece
 // takes 0.2-0.5 us cached and 6.5 us at 2.5 GB/s).

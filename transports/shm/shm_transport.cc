@@ -175,7 +175,7 @@ class ShmConnection : public Connection {
       if (sink.direct)
         CopyOut(sink, static_cast<unsigned char*>(sink.direct) + done + got, frag, n);
       else
-        sink.consume(sink.ctx, frag, done + got, n);
+        Consume(sink, frag, done + got, n);
       if (t0) {
         const uint64_t t1 = CycleNow();
         RecordRingRead(&in_->readCost, at, cap_, n, t1 > t0 ? t1 - t0 : 0);
@@ -299,7 +299,7 @@ class ShmConnection : public Connection {
     } else if (direct) {
       CopyOut(sink, direct, src_ + done, n);
     } else {
-      sink.consume(sink.ctx, src_ + done, done, n);
+      Consume(sink, src_ + done, done, n);
     }
     *delivered = n;
     if (done + n == total) {
@@ -319,6 +319,17 @@ class ShmConnection : public Connection {
       StreamOutput(dst, src, n);
     else
       CopyBytes(dst, src, n);
+  }
+
+  // A receive consumed (reduced) into its final place: past the cache on the same terms as CopyOut.
+  void Consume(const RecvSink& sink, const void* frag, size_t offset, size_t n) const {
+    if (sink.consumeStreamed && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
+      sink.consumeStreamed(sink.ctx, frag, offset, n);
+      StreamFence();
+      g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+    } else {
+      sink.consume(sink.ctx, frag, offset, n);
+    }
   }
 
   ShmChannel* out_;
