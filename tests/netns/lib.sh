@@ -20,7 +20,11 @@ netns_setup() {
   ip -n "$a" link set "$va" up
   ip -n "$b" link set "$vb" up
   secret=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-  port=$((20000 + id % 20000))
+  # Below the kernel's ephemeral range (32768-60999 by default): a rank's own listener or
+  # outgoing connection on an ephemeral port must never take the port rank 0 is about to listen
+  # on (a CI run failed with "cannot listen on 0.0.0.0:36284: Address already in use"). Each run
+  # of 4 ranks takes the next two ports; the scripts start at most a dozen.
+  port=$((20000 + id % 12000))
 }
 
 # Adds netem to both ends of the link; false where the kernel has no netem qdisc.
