@@ -54,11 +54,15 @@ Schedule TwoRankDirectAllReduce(const CollArgs& a) {
     if (j < K) {
       const size_t b = begin(j), n = begin(j + 1) - b;
       step.ops.push_back(MakeSend(peer, {kSendBuf, b}, n));
-      Op reduce = MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n);
-      // Out of place the output is not read again (avg divides it afterwards), so where the
-      // buffers outgrow the cache it is stored past it, without reading each line first (Op::finalDst).
-      reduce.finalDst = a.op != tcclAvg;
-      step.ops.push_back(viaSlots ? MakeRecv(peer, slot(j), n) : reduce);
+      if (viaSlots) {
+        step.ops.push_back(MakeRecv(peer, slot(j), n));
+      } else {
+        Op reduce = MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n);
+        // The output is not read again (but by avg's divide), so where the buffers outgrow the
+        // cache it is stored past it, without reading each line first (Op::finalDst).
+        reduce.finalDst = a.op != tcclAvg;
+        step.ops.push_back(reduce);
+      }
     }
     if (viaSlots && j > 0) {
       const size_t b = begin(j - 1), n = begin(j) - b;

@@ -22,12 +22,16 @@ namespace {
 std::atomic<uint64_t> g_ringRestarts{0};
 std::atomic<uint64_t> g_streamedReceiveBytes{0};
 
-// A receive into its final place, past the cache (ShmOperation::streamOutputs); fenced, so that
-// no later store (the operation's end, seen by another thread) is visible before these.
-void StreamOutput(void* dst, const void* src, size_t n) {
-  StreamCopy(dst, src, n);
+// After n bytes of a receive were stored into their final place past the cache: the fence, so that
+// no later store (the operation's end, seen by another thread) is visible before them, and the count.
+void FenceStreamedOutput(size_t n) {
   StreamFence();
   g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+}
+// A receive into its final place, past the cache (ShmOperation::streamOutputs).
+void StreamOutput(void* dst, const void* src, size_t n) {
+  StreamCopy(dst, src, n);
+  FenceStreamedOutput(n);
 }
 
 struct FailureRecord {
@@ -315,7 +319,7 @@ class ShmConnection : public Connection {
   // A receive's bytes into `dst` (the sink's direct place, out of the ring or a peer's memory):
   // past the cache where the sink is the data's final place and the operation streams outputs.
   void CopyOut(const RecvSink& sink, void* dst, const void* src, size_t n) const {
-    if (sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes)
+    if (StreamsFinalPlace(sink, n))
       StreamOutput(dst, src, n);
     else
       CopyBytes(dst, src, n);
@@ -323,13 +327,16 @@ class ShmConnection : public Connection {
 
   // A receive consumed (reduced) into its final place: past the cache on the same terms as CopyOut.
   void Consume(const RecvSink& sink, const void* frag, size_t offset, size_t n) const {
-    if (sink.consumeStreamed && sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes) {
+    if (sink.consumeStreamed && StreamsFinalPlace(sink, n)) {
       sink.consumeStreamed(sink.ctx, frag, offset, n);
-      StreamFence();
-      g_streamedReceiveBytes.fetch_add(n, std::memory_order_relaxed);
+      FenceStreamedOutput(n);
     } else {
       sink.consume(sink.ctx, frag, offset, n);
     }
+  }
+
+  bool StreamsFinalPlace(const RecvSink& sink, size_t n) const {
+    return sink.finalDst && operation_->streamOutputs && n >= kTimedRingBytes;
   }
 
   ShmChannel* out_;
