@@ -8,6 +8,7 @@
 
 #include "algorithms/registry.h"
 #include "config/params.h"
+#include "exec/executor.h"
 #include "topology/cache_size.h"
 #include "topology/host_id.h"
 #include "transports/shm/shm_transport.h"
@@ -165,20 +166,24 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 // Receives into their final place store past the cache where the operation's buffers on the host
 // outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the direct
 // all-reduce's reduced pieces out of place, the ring
-// all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives,
+// all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives, the
+// direct reduce's and reduce-scatter's reduced slices,
 // through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the
 // last-level cache (each rank counts its own buffers times the host's ranks: a broadcast's
 // receiver has one buffer of the message), exact on unaligned buffers; none at a size whose
-// buffers fit.
+// buffers fit. So do the local copies into a final place (ExecKernels::streamFinalCopies): out of
+// place, the all-gather's and all-to-all's own block and the broadcast root's message.
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
   struct Case {
     const char* algo;
     const char* coll;
+    bool copies;  // copies locally into a final place out of place
   };
-  const Case cases[] = {{"allreduce:twoshot", "all_reduce"}, {"allreduce:direct", "all_reduce"},
-                        {"", "all_gather"}, {"", "broadcast"}, {"", "alltoall"}};
+  const Case cases[] = {{"allreduce:twoshot", "all_reduce", false}, {"allreduce:direct", "all_reduce", false},
+                        {"", "all_gather", true},  {"", "broadcast", true}, {"", "alltoall", true},
+                        {"reduce:direct", "reduce", false}, {"reducescatter:direct", "reduce_scatter", false}};
   for (const char* singleCopy : {"0", "262144"})
   for (const Case& k : cases) {
     const char* coll = k.coll;
@@ -195,12 +200,16 @@ TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
       opt.expectCanonical = true;
       RunOnThreads(2, opt);
     };
-    uint64_t before = tccl::StreamedReceiveBytes();
+    uint64_t before = tccl::StreamedReceiveBytes(), copiedBefore = tccl::StreamedCopyBytes();
     sweep(llc / 16 / sizeof(float));  // 2 ranks' send and receive buffers: at most llc / 2
     EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
+    EXPECT_EQ(tccl::StreamedCopyBytes(), copiedBefore);
     before = tccl::StreamedReceiveBytes();
     sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float));  // 2 ranks' buffers: above llc + 2 MiB
     EXPECT_GT(tccl::StreamedReceiveBytes(), before);
+    if (k.copies) {
+      EXPECT_GT(tccl::StreamedCopyBytes(), copiedBefore);
+    }
   }
 }
 

@@ -53,4 +53,9 @@ size_t LastLevelCacheBytes() {
   return bytes;
 }
 
+bool OutgrowsLastLevelCache(size_t bytes) {
+  const size_t cache = LastLevelCacheBytes();
+  return cache && bytes > cache;
+}
+
 }  // namespace tccl

@@ -6,10 +6,12 @@ namespace tccl {
 
 namespace {
 
-// Where glibc's memcpy takes `rep movsb` (from 4 KiB) and where it hands over to its own
-// non-temporal loop, which ran at 24 GB/s misaligned (measured from 512 KiB on the development
-// VM; glibc derives it from the cache size, so it lies elsewhere on other machines, where the
+// Where glibc's memcpy takes `rep movsb` (from 4 KiB) and where it hands over to its own vector
+// loop, which ran at 22-32 GB/s misaligned (measured from 512 KiB on the development VMs: glibc
+// stops `rep movsb` at the L2's size on AMD, so it lies elsewhere on other machines, where the
 // loop below runs instead of a good memcpy: slower only where memcpy was faster than 23 GB/s).
+// That loop stores through the cache up to glibc's non-temporal threshold (192 MiB on the
+// 2026-11-27 VM); copies into a final place past the cache use StreamCopy instead.
 constexpr size_t kRepMovsbFrom = 4 << 10;
 constexpr size_t kRepMovsbTo = 512 << 10;
 

@@ -26,7 +26,7 @@ Schedule BinomialBroadcast(const CollArgs& a) {
   Step sends;
   for (int m = 1; m < N; m *= 2)
     if (m >= mask && v + m < N) sends.ops.insert(sends.ops.begin(), MakeSend(real(v + m), {source, 0}, a.count));
-  if (rootCopies) sends.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
+  if (rootCopies) sends.ops.push_back(MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
   if (!sends.ops.empty()) s.steps.push_back(sends);
   return s;
 }

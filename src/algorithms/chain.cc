@@ -28,7 +28,7 @@ Schedule ChainBroadcast(const CollArgs& a) {
       auto [b, n] = slice(t);
       if (!n) continue;
       Step step{{MakeSend(RankMod(r + 1, N), {kSendBuf, b}, n)}};
-      if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, b}, {kRecvBuf, b}, n));
+      if (!a.inPlace) step.ops.push_back(MakeFinalCopy({kSendBuf, b}, {kRecvBuf, b}, n));
       s.steps.push_back(step);
     }
     return s;

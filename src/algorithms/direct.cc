@@ -127,7 +127,7 @@ Schedule DirectAllGather(const CollArgs& a) {
   const size_t c = a.count;
   if (c == 0) return s;
   Step step = ExchangeWithAll(a, [](int) { return BufRef{kSendBuf, 0}; });
-  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, (size_t)a.rank * c}, c));
+  if (!a.inPlace) step.ops.push_back(MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, (size_t)a.rank * c}, c));
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }
@@ -144,7 +144,7 @@ Schedule DirectBroadcast(const CollArgs& a) {
     return s;
   }
   Step step;
-  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
+  if (!a.inPlace) step.ops.push_back(MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count));
   for (int k = 1; k < N; ++k) step.ops.push_back(MakeSend((r + k) % N, {kSendBuf, 0}, a.count));
   s.steps.push_back(step);
   return s;
@@ -170,7 +170,7 @@ Schedule DirectAllToAll(const CollArgs& a) {
     const size_t q = (size_t)to;
     return a.inPlace ? BufRef{kScratchBuf, (q - (q > r)) * c} : BufRef{kSendBuf, q * c};
   });
-  if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, r * c}, {kRecvBuf, r * c}, c));
+  if (!a.inPlace) step.ops.push_back(MakeFinalCopy({kSendBuf, r * c}, {kRecvBuf, r * c}, c));
   if (!step.ops.empty()) s.steps.push_back(step);
   return s;
 }

@@ -27,8 +27,12 @@ namespace {
 // results are canonical) and max/min are exact; the tree's shape is what the simulator checks.
 class SliceTreePlan {
  public:
-  SliceTreePlan(int rank, size_t n, size_t slot, BufRef own, BufRef out, Step* exchange, std::vector<Step>* locals)
-      : rank_(rank), n_(n), slot_(slot), own_(own), out_(out), exchange_(exchange), locals_(locals) {}
+  // `outFinal`: the schedule does not read `out` again, so the receive-and-reduce that writes it
+  // may store past the cache (Op::finalDst).
+  SliceTreePlan(int rank, size_t n, size_t slot, BufRef own, BufRef out, bool outFinal, Step* exchange,
+                std::vector<Step>* locals)
+      : rank_(rank), n_(n), slot_(slot), own_(own), out_(out), outFinal_(outFinal), exchange_(exchange),
+        locals_(locals) {}
 
   void Build(int nranks) { Node(0, nranks, true); }
   static size_t SlotsNeeded(int nranks) { return 2 * (size_t)nranks; }
@@ -58,6 +62,7 @@ class SliceTreePlan {
       int first = ReceiveInto(l.peer, dst);
       Op fused = MakeRecvReduce(r.peer, dst, dst, n_);
       fused.after = first;
+      fused.finalDst = root && outFinal_;
       exchange_->ops.push_back(fused);
       return {false, -1, false, dst};
     }
@@ -66,6 +71,7 @@ class SliceTreePlan {
       const Value& local = l.remote ? r : l;
       if (local.ready) {
         exchange_->ops.push_back(MakeRecvReduce(remote.peer, dst, local.at, n_));
+        exchange_->ops.back().finalDst = root && outFinal_;
         return {false, -1, false, dst};
       }
       BufRef tmp = NewSlot();
@@ -82,6 +88,7 @@ class SliceTreePlan {
   int rank_;
   size_t n_, slot_;
   BufRef own_, out_;
+  bool outFinal_;
   Step* exchange_;
   std::vector<Step>* locals_;
   size_t nextSlot_ = 0;
@@ -104,7 +111,7 @@ size_t BlockLength(const CollArgs& a, int) { return a.count; }
 // other chunk to its owner; receives of this chunk's slice from every rank, fused into the canonical
 // tree where possible), then the remaining local reduces, writing the slice's result to `out`.
 void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_t K, size_t j, size_t slot,
-                        BufRef out) {
+                        BufRef out, bool outFinal) {
   const int N = a.nranks, r = a.rank;
   Step exchange;
   for (int k = 1; k < N; ++k) {
@@ -116,7 +123,8 @@ void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_
   size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
   std::vector<Step> locals;
   if (on) {
-    SliceTreePlan plan(r, on, slot, {kSendBuf, m.begin(a, r) + ob}, {out.buf, out.offset + ob}, &exchange, &locals);
+    SliceTreePlan plan(r, on, slot, {kSendBuf, m.begin(a, r) + ob}, {out.buf, out.offset + ob},
+                       outFinal && a.op != tcclAvg, &exchange, &locals);
     plan.Build(N);
   }
   if (!exchange.ops.empty()) s.steps.push_back(exchange);
@@ -151,14 +159,14 @@ Schedule DirectReduceScatter(const CollArgs& a) {
   Schedule s;
   const size_t rc = a.count;
   if (a.nranks == 1) {
-    if (!a.inPlace && rc) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, rc)}});
+    if (!a.inPlace && rc) s.steps.push_back({{MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, 0}, rc)}});
     return s;
   }
   if (rc == 0) return s;
   ChunkMap m{&BlockBegin, &BlockLength};
   const size_t K = SliceCount(rc, DirectSliceElems(a)), slot = (rc + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(a.nranks);
-  for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, 0});
+  for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, 0}, /*outFinal=*/true);
   return s;
 }
 
@@ -196,7 +204,8 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
     const size_t exchangeAt = s.steps.size();
     // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
     // (peers only receive other chunks of it, sent in the exchange step before).
-    AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)});
+    // Not final: the gather sends the reduced slice from there.
+    AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)}, /*outFinal=*/false);
     if (!interleave || j == 0) continue;
     if (s.steps.size() == exchangeAt) s.steps.push_back({});
     appendGather(j - 1, &s.steps[exchangeAt]);
@@ -224,7 +233,7 @@ Schedule DirectReduce(const CollArgs& a) {
     }
     Step gather;
     std::vector<Step> locals;
-    SliceTreePlan plan(r, n, slot, {kSendBuf, b}, {kRecvBuf, b}, &gather, &locals);
+    SliceTreePlan plan(r, n, slot, {kSendBuf, b}, {kRecvBuf, b}, a.op != tcclAvg, &gather, &locals);
     plan.Build(N);
     s.steps.push_back(gather);
     for (Step& st : locals) s.steps.push_back(st);

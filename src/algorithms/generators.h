@@ -44,6 +44,7 @@ Schedule StagedAllGather(const CollArgs& a);
 // out of place). Returns true when `s` is then the whole schedule.
 bool NothingToExchange(const CollArgs& a, Schedule* s);
 Op MakeCopy(BufRef src, BufRef dst, size_t n);
+Op MakeFinalCopy(BufRef src, BufRef dst, size_t n);  // into its final place, not read again (Op::finalDst)
 Op MakeDivide(BufRef dst, size_t n);
 Op MakeSend(int peer, BufRef src, size_t n);
 Op MakeRecv(int peer, BufRef dst, size_t n);

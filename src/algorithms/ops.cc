@@ -40,7 +40,7 @@ Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
 bool NothingToExchange(const CollArgs& a, Schedule* s) {
   if (a.count == 0) return true;
   if (a.nranks > 1) return false;
-  if (!a.inPlace) s->steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
+  if (!a.inPlace) s->steps.push_back({{MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, 0}, a.count)}});
   return true;
 }
 
@@ -50,6 +50,12 @@ Op MakeCopy(BufRef src, BufRef dst, size_t n) {
   o.src = src;
   o.dst = dst;
   o.count = n;
+  return o;
+}
+
+Op MakeFinalCopy(BufRef src, BufRef dst, size_t n) {
+  Op o = MakeCopy(src, dst, n);
+  o.finalDst = true;
   return o;
 }
 

@@ -69,7 +69,7 @@ Schedule PairwiseAllToAll(const CollArgs& a) {
     const Piece& x = pieces[u];
     const BufRef source = a.inPlace ? stash(u) : BufRef{kSendBuf, x.at};
     Step step{{MakeSend(x.peer, source, x.n), MakeFinalRecv(x.peer, {kRecvBuf, x.at}, x.n)}};
-    if (!a.inPlace && u == 0) step.ops.push_back(MakeCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c));
+    if (!a.inPlace && u == 0) step.ops.push_back(MakeFinalCopy({kSendBuf, (size_t)r * c}, {kRecvBuf, (size_t)r * c}, c));
     if (a.inPlace && u + 1 < pieces.size())
       step.ops.push_back(MakeCopy({kRecvBuf, pieces[u + 1].at}, stash(u + 1), pieces[u + 1].n));
     s.steps.push_back(step);

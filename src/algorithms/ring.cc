@@ -66,7 +66,7 @@ Schedule RingReduceScatter(const CollArgs& a) {
   const int N = a.nranks, r = a.rank;
   const size_t rc = a.count;  // elements per rank
   if (N == 1) {
-    if (!a.inPlace && rc) s.steps.push_back({{MakeCopy({kSendBuf, 0}, {kRecvBuf, 0}, rc)}});
+    if (!a.inPlace && rc) s.steps.push_back({{MakeFinalCopy({kSendBuf, 0}, {kRecvBuf, 0}, rc)}});
     return s;
   }
   const int next = RankMod(r + 1, N), prev = RankMod(r - 1, N);
@@ -112,7 +112,7 @@ Schedule RingAllGather(const CollArgs& a) {
       const BufRef into{kRecvBuf, recvChunk * c + jb};
       Step step{{MakeSend(next, own ? BufRef{kSendBuf, jb} : BufRef{kRecvBuf, sendChunk * c + jb}, jn),
                  st == N - 2 ? MakeFinalRecv(prev, into, jn) : MakeRecv(prev, into, jn)}};
-      if (own) step.ops.push_back(MakeCopy({kSendBuf, jb}, {kRecvBuf, sendChunk * c + jb}, jn));
+      if (own) step.ops.push_back(MakeFinalCopy({kSendBuf, jb}, {kRecvBuf, sendChunk * c + jb}, jn));
       s.steps.push_back(step);
     }
   }

@@ -58,7 +58,7 @@ Schedule StageAndSend(const CollArgs& a, const StagingPlan& p, BufRef own, Recei
     for (int k = 1; k < N; ++k) step.ops.push_back(MakeSend((r + k) % N, p.slot(i), p.len(i)));
     receives(i, step);
     if (i + 1 < p.pieces) step.ops.push_back(MakeCopy({kSendBuf, p.start(i + 1)}, p.slot(i + 1), p.len(i + 1)));
-    if (!a.inPlace) step.ops.push_back(MakeCopy({kSendBuf, p.start(i)}, {own.buf, own.offset + p.start(i)}, p.len(i)));
+    if (!a.inPlace) step.ops.push_back(MakeFinalCopy({kSendBuf, p.start(i)}, {own.buf, own.offset + p.start(i)}, p.len(i)));
     s.steps.push_back(step);
   }
   return s;

@@ -454,11 +454,15 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     r.count = a.count;
     r.root = a.kind == CollKind::Broadcast || a.kind == CollKind::Reduce ? a.root : -1;
     AddSchedulePeers(fresh.schedule, &r);
+    // The local ranks' send and receive buffers together: where they outgrow the cache, receives
+    // and local copies into their final place store past it.
+    const CallBufferBytes b = BufferBytes(a);
+    const bool pastCache = OutgrowsLastLevelCache(sameHost_.size() * (b.recv + (a.inPlace ? 0 : b.send)));
+    fresh.kernels.streamFinalCopies = pastCache;
     if (shm_) {
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
-      const CallBufferBytes b = BufferBytes(a);
-      fresh.shm.streamOutputs = shm_->StreamOutputsFor(sameHost_.size() * (b.recv + (a.inPlace ? 0 : b.send)));
+      fresh.shm.streamOutputs = pastCache;
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);

@@ -1,6 +1,7 @@
 #include "exec/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -44,12 +45,25 @@ unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
   return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
 }
 
+std::atomic<uint64_t> g_streamedCopyBytes{0};
+
 // A local copy: CopyBytes where the ranges are apart (the common case), memmove where they overlap.
-void MoveBytes(unsigned char* d, const unsigned char* s, size_t n) {
-  if (d + n <= s || s + n <= d)
-    CopyBytes(d, s, n);
-  else
+// Into a final place whose lines nothing reads again (`stream`), streaming stores: ordinary stores
+// read each line from memory before writing it, and glibc's memcpy streams only from its own
+// threshold (3/4 of the cache size it reads from CPUID: 192 MiB on the development VM, whose
+// hypervisor reports a 256 MiB L3; below it, two threads copying 128 MiB each at once ran at 3.7
+// GB/s per thread against 5.6 streamed). Fenced, so that the operation's end, which another thread
+// may see, is not visible before the data.
+void MoveBytes(unsigned char* d, const unsigned char* s, size_t n, bool stream = false) {
+  if (d + n > s && s + n > d) {
     memmove(d, s, n);
+  } else if (stream && CanStreamCopy()) {
+    StreamCopy(d, s, n);
+    StreamFence();
+    g_streamedCopyBytes.fetch_add(n, std::memory_order_relaxed);
+  } else {
+    CopyBytes(d, s, n);
+  }
 }
 
 void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k, const ExecEnv& env,
@@ -62,7 +76,7 @@ void RunLocal(const Op& op, const std::vector<void*>& bufs, const ExecKernels& k
       if (sharedScratch && env.copyToSharedScratch && op.dst.buf == kScratchBuf && op.src.buf != kScratchBuf)
         env.copyToSharedScratch(env.copyCtx, Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
       else
-        MoveBytes(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es);
+        MoveBytes(Ptr(bufs, op.dst, es), Ptr(bufs, op.src, es), op.count * es, op.finalDst && k.streamFinalCopies);
       break;
     case OpKind::Divide:
       k.divide(Ptr(bufs, op.dst, es), op.count, nranks);
@@ -140,6 +154,8 @@ ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op) {
   k.divide = GetDivideFn(dt);
   return k;
 }
+
+uint64_t StreamedCopyBytes() { return g_streamedCopyBytes.load(std::memory_order_relaxed); }
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
                const std::function<std::string()>& describe) {

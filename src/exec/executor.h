@@ -44,9 +44,17 @@ struct ExecKernels {
   size_t elemSize = 1;
   ReduceFn reduce = nullptr;
   DivideFn divide = nullptr;
+  // Local copies into their final place (Op::finalDst) go past the cache, with streaming stores:
+  // set per plan where the operation's buffers on the host outgrow the last-level cache, as for
+  // receives (ShmOperation::streamOutputs).
+  bool streamFinalCopies = false;
 };
 // The kernels for (dtype, op) on this CPU.
 ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op);
+
+// Bytes copied locally into their final place with streaming stores (ExecKernels::streamFinalCopies),
+// in this process: for tests.
+uint64_t StreamedCopyBytes();
 
 // Fills in Op::prevOnStream and Op::stageAt for every message of `s`, for elements of `elemSize`
 // bytes: once per schedule (plans are cached, so a call that repeats pays nothing for it; Execute

@@ -56,7 +56,8 @@ struct ShmOperation {
   // Whether its ring messages may start over (ShmHost::RingRestartFor).
   bool ringRestart = false;
   // Whether receives into their final place (RecvSink::finalDst) are copied out of the ring, or
-  // from a peer's memory, with streaming stores (ShmHost::StreamOutputsFor).
+  // from a peer's memory, with streaming stores: set per plan where the operation's buffers on
+  // the host outgrow the last-level cache (OutgrowsLastLevelCache, topology/cache_size.h).
   bool streamOutputs = false;
 };
 
@@ -86,13 +87,7 @@ class ShmHost {
   // (RingsOutgrowTheCache): all-gather, reduce-scatter, all-reduce and all-to-all from 4 ranks
   // on, broadcasts and reduces (their N-1 rings) from 10 on this VM.
   bool RingRestartFor(size_t rings) const;
-  // Whether an operation whose buffers on this host (every local rank's send and receive
-  // buffers) take `hostBufferBytes` writes its final receives with streaming stores: where they
-  // outgrow the last-level cache, what a receive writes there is evicted before anyone reads it,
-  // so caching it costs a read of each line before the store and a write-back later. Measured at
-  // 2, 4 and 8 ranks (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
-  bool StreamOutputsFor(size_t hostBufferBytes) const { return cacheBytes_ && hostBufferBytes > cacheBytes_; }
-  // Set by the communicator before each operation.
+  // The operation's settings (ShmOperation), set by the communicator before each operation.
   void SetOperation(const ShmOperation& op) { operation_ = op; }
   const SingleCopyConfig& SingleCopy() const { return singleCopy_; }
 
