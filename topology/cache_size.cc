@@ -54,8 +54,13 @@ size_t LastLevelCacheBytes() {
 }
 
 bool OutgrowsLastLevelCache(size_t bytes) {
+  // Half the cache, measured: the rings, the peers' data in flight and whatever else shares the
+  // cache take the rest. At 2 ranks on the 32 MiB development VM, streaming from buffers above
+  // 16 MiB instead of 32 made 6-8 MiB all-gathers and broadcasts 1.8-1.9x faster and all-reduces
+  // 14-16% (7-8 rounds of 8), and at 4 and 8 ranks the all-gather and broadcast faster too; from
+  // above 8 MiB, 4 MiB all-gathers ran 1.4x slower (docs/performance.md, "From half the cache").
   const size_t cache = LastLevelCacheBytes();
-  return cache && bytes > cache;
+  return cache && bytes > cache / 2;
 }
 
 }  // namespace tccl
