@@ -165,13 +165,13 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 
 // Receives into their final place store past the cache where the operation's buffers on the host
 // outgrow it (ShmOperation::streamOutputs): at 2 ranks the two-shot's gathered half, the direct
-// all-reduce's reduced pieces out of place, the ring
-// all-gather's last round, the chain's or direct broadcast's and the all-to-all's receives, the
-// direct reduce's and reduce-scatter's reduced slices,
-// through the rings (single copy off) and read in one copy, at a size whose buffers outgrow the
-// last-level cache (take more than half of it: OutgrowsLastLevelCache), exact on unaligned
-// buffers; none at a size whose buffers fit. So do the local copies into a final place (ExecKernels::streamFinalCopies): out of
-// place, the all-gather's and all-to-all's own block and the broadcast root's message.
+// all-reduce's reduced pieces out of place, the ring all-gather's last round, the chain's or
+// direct broadcast's and the all-to-all's receives, the direct reduce's and reduce-scatter's
+// reduced slices, through the rings (single copy off) and read in one copy, at sizes whose
+// buffers outgrow the last-level cache (take more than half of it: OutgrowsLastLevelCache),
+// exact on unaligned buffers; none at a size whose buffers fit. So do the local copies into a
+// final place (ExecKernels::streamFinalCopies): out of place, the all-gather's and all-to-all's
+// own block and the broadcast root's message.
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;

@@ -14,8 +14,9 @@ size_t LastLevelCacheBytes();
 // buffers) outgrow the last-level cache: take more than half of it (measured); false when its
 // size is unknown. What the operation writes into its final place is then evicted before anyone
 // reads it, so caching it costs a read of each line before the store and a write-back later:
-// such receives and local copies are stored past the cache (Op::finalDst). Measured at 2, 4 and 8 ranks (docs/performance.md, "The
-// two-shot's all-gather while the slice is in cache", "Local copies into their final place").
+// such receives and local copies are stored past the cache (Op::finalDst). Measured at 2, 4 and
+// 8 ranks (docs/performance.md, "The two-shot's all-gather while the slice is in cache", "Local
+// copies into their final place", "From half the cache").
 bool OutgrowsLastLevelCache(size_t bytes);
 
 }  // namespace tccl
