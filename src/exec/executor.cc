@@ -54,7 +54,7 @@ std::atomic<uint64_t> g_streamedCopyBytes{0};
 // hypervisor reports a 256 MiB L3; below it, two threads copying 128 MiB each at once ran at 3.7
 // GB/s per thread against 5.6 streamed). Fenced, so that the operation's end, which another thread
 // may see, is not visible before the data.
-void MoveBytes(unsigned char* d, const unsigned char* s, size_t n, bool stream = false) {
+void MoveBytes(unsigned char* d, const unsigned char* s, size_t n, bool stream) {
   if (d + n > s && s + n > d) {
     memmove(d, s, n);
   } else if (stream && CanStreamCopy()) {
