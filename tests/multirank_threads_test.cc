@@ -169,28 +169,35 @@ TEST_P(ThreadRanks, RingMessagesStartOverWhereTheRingIsEmpty) {
 // direct broadcast's and the all-to-all's receives, the direct reduce's and reduce-scatter's
 // reduced slices, through the rings (single copy off) and read in one copy, at sizes whose
 // buffers outgrow the last-level cache (take more than half of it: OutgrowsLastLevelCache),
-// exact on unaligned buffers; none at a size whose buffers fit. So do the local copies into a
-// final place (ExecKernels::streamFinalCopies): out of place, the all-gather's and all-to-all's
-// own block and the broadcast root's message.
+// exact on unaligned buffers; none at a size whose buffers fit, nor in place for the reduce's
+// and reduce-scatter's reduced slices. So do the local copies into a final place
+// (ExecKernels::streamFinalCopies): out of place, the all-gather's and all-to-all's own block and
+// the broadcast root's message.
 TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
   struct Case {
     const char* algo;
     const char* coll;
-    bool copies;  // copies locally into a final place out of place
+    bool copies;            // copies locally into a final place out of place
+    bool reducesIntoOutput;  // its final receives reduce into the output (the own operand in place)
   };
-  const Case cases[] = {{"allreduce:twoshot", "all_reduce", false}, {"allreduce:direct", "all_reduce", false},
-                        {"", "all_gather", true},  {"", "broadcast", true}, {"", "alltoall", true},
-                        {"reduce:direct", "reduce", false}, {"reducescatter:direct", "reduce_scatter", false}};
+  const Case cases[] = {{"allreduce:twoshot", "all_reduce", false, false},
+                        {"allreduce:direct", "all_reduce", false, false},
+                        {"", "all_gather", true, false},
+                        {"", "broadcast", true, false},
+                        {"", "alltoall", true, false},
+                        {"reduce:direct", "reduce", false, true},
+                        {"reducescatter:direct", "reduce_scatter", false, true}};
   for (const char* singleCopy : {"0", "262144"})
   for (const Case& k : cases) {
     const char* coll = k.coll;
     ScopedEnv algo("TCCL_ALGO", k.algo);
     ScopedEnv sc("TCCL_SHM_SINGLE_COPY_BYTES", singleCopy);
     SCOPED_TRACE(std::string(coll) + " " + k.algo + ", TCCL_SHM_SINGLE_COPY_BYTES=" + singleCopy);
-    auto sweep = [&](size_t count) {
+    auto sweep = [&](size_t count, bool inPlaceOnly = false) {
       SweepOptions opt;
+      opt.inPlaceOnly = inPlaceOnly;
       opt.colls = {coll};
       opt.types = opt.largeTypes = {tcclFloat32};
       opt.counts = {};
@@ -205,9 +212,9 @@ TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
     sweep(llc / 16 / sizeof(float));  // 2 ranks' buffers: at most llc / 2, not above it
     EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
     EXPECT_EQ(tccl::StreamedCopyBytes(), copiedBefore);
-    // Above half the cache but below the whole for most (3/4 llc or more). The 2-rank chain
-    // broadcast's receives streamed only at the larger size below (why not here was not looked
-    // into: the shm connection streams fragments from kTimedRingBytes); its root's copy streams.
+    // Above half the cache but below the whole for most (3/4 llc or more). Not the broadcast's
+    // receives: a rank other than the root counts its buffers as in place (its send buffer is
+    // unused: api_coll.cc), 3/8 llc here; its root's copy streams.
     before = tccl::StreamedReceiveBytes();
     sweep(3 * llc / 16 / sizeof(float));
     if (std::string(coll) != "broadcast") {
@@ -219,6 +226,13 @@ TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
     before = tccl::StreamedReceiveBytes();
     sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float));  // 2 ranks' buffers: above 2 llc
     EXPECT_GT(tccl::StreamedReceiveBytes(), before);
+    if (k.reducesIntoOutput) {
+      // In place the reduce has just read each output line as its own operand: stored through
+      // the cache (FinalReduceOutput, algorithms/direct_shot.cc).
+      before = tccl::StreamedReceiveBytes();
+      sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float), /*inPlaceOnly=*/true);
+      EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
+    }
   }
 }
 

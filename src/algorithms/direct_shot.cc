@@ -25,6 +25,13 @@ namespace {
 // nothing can deadlock); the local reduces follow in post-order, children before parents.
 // Operand order inside a node does not matter: sum and prod are commutative bit for bit (NaN
 // results are canonical) and max/min are exact; the tree's shape is what the simulator checks.
+// Whether a direct reduce's or reduce-scatter's output is written once and not read again, so
+// that where the buffers outgrow the cache it may be stored past it (Op::finalDst): not with avg,
+// whose divide reads it again, and not in place, where the reduce has just read each line as its
+// own operand: streaming stores over lines in the cache ran the 2-rank in-place 8 MiB reduce 2.4x
+// slower (docs/performance.md, "In place, not stored past the cache").
+bool FinalReduceOutput(const CollArgs& a) { return a.op != tcclAvg && !a.inPlace; }
+
 class SliceTreePlan {
  public:
   // `outFinal`: the schedule does not read `out` again, so the receive-and-reduce that writes it
@@ -124,7 +131,7 @@ void AppendScatterSlice(Schedule& s, const CollArgs& a, const ChunkMap& m, size_
   std::vector<Step> locals;
   if (on) {
     SliceTreePlan plan(r, on, slot, {kSendBuf, m.begin(a, r) + ob}, {out.buf, out.offset + ob},
-                       outFinal && a.op != tcclAvg, &exchange, &locals);
+                       outFinal && FinalReduceOutput(a), &exchange, &locals);
     plan.Build(N);
   }
   if (!exchange.ops.empty()) s.steps.push_back(exchange);
@@ -233,7 +240,7 @@ Schedule DirectReduce(const CollArgs& a) {
     }
     Step gather;
     std::vector<Step> locals;
-    SliceTreePlan plan(r, n, slot, {kSendBuf, b}, {kRecvBuf, b}, a.op != tcclAvg, &gather, &locals);
+    SliceTreePlan plan(r, n, slot, {kSendBuf, b}, {kRecvBuf, b}, FinalReduceOutput(a), &gather, &locals);
     plan.Build(N);
     s.steps.push_back(gather);
     for (Step& st : locals) s.steps.push_back(st);

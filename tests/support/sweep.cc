@@ -145,6 +145,7 @@ std::vector<std::string> RunSweep(tcclComm_t comm, const SweepOptions& opt) {
         // 0: every rank out of place, 1: every rank in place, 2: even ranks in place (mixInPlace).
         for (int mode = 0; mode < (opt.mixInPlace ? 3 : 2); ++mode) {
           if (mode && std::string(c.name) == "sendrecv") continue;
+          if (opt.inPlaceOnly && mode != 1) continue;
           const bool inPlace = mode == 1 || (mode == 2 && rank % 2 == 0);
           uint64_t seed = count * 7919 + dt * 131 + op * 17 + mode;  // the same on every rank
           void *send = nullptr, *recv = nullptr;

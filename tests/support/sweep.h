@@ -42,6 +42,8 @@ struct SweepOptions {
   // Also run every call with the ranks mixing in place and out of place (even ranks in place):
   // each rank's choice, by its pointers, as in NCCL.
   bool mixInPlace = false;
+  // Run only the calls with every rank in place.
+  bool inPlaceOnly = false;
   // Issue every call on a host stream and synchronize, instead of blocking calls.
   bool useStream = false;
   HostBuffers buffers = HostBuffers::Plain;
