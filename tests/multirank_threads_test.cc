@@ -223,14 +223,15 @@ TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
     if (k.copies) {
       EXPECT_GT(tccl::StreamedCopyBytes(), copiedBefore);
     }
+    const size_t large = (llc / 2 + ((size_t)1 << 20)) / sizeof(float);  // 2 ranks' buffers: above 2 llc
     before = tccl::StreamedReceiveBytes();
-    sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float));  // 2 ranks' buffers: above 2 llc
+    sweep(large);
     EXPECT_GT(tccl::StreamedReceiveBytes(), before);
     if (k.reducesIntoOutput) {
       // In place the reduce has just read each output line as its own operand: stored through
-      // the cache (FinalReduceOutput, algorithms/direct_shot.cc).
+      // the cache (FinalReduceOutput, algorithms/ops.cc).
       before = tccl::StreamedReceiveBytes();
-      sweep((llc / 2 + ((size_t)1 << 20)) / sizeof(float), /*inPlaceOnly=*/true);
+      sweep(large, /*inPlaceOnly=*/true);
       EXPECT_EQ(tccl::StreamedReceiveBytes(), before);
     }
   }

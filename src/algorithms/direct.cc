@@ -58,9 +58,10 @@ Schedule TwoRankDirectAllReduce(const CollArgs& a) {
         step.ops.push_back(MakeRecv(peer, slot(j), n));
       } else {
         Op reduce = MakeRecvReduce(peer, {kRecvBuf, b}, {kSendBuf, b}, n);
-        // The output is not read again (but by avg's divide), so where the buffers outgrow the
-        // cache it is stored past it, without reading each line first (Op::finalDst).
-        reduce.finalDst = a.op != tcclAvg;
+        // Out of place (or in place only for one staged message, far below the streaming line)
+        // the output is not read again but by avg's divide, so where the buffers outgrow the
+        // cache it is stored past it, without reading each line first.
+        reduce.finalDst = FinalReduceOutput(a);
         step.ops.push_back(reduce);
       }
     }

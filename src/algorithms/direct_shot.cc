@@ -16,13 +16,6 @@ namespace tccl {
 
 namespace {
 
-// Whether a direct reduce's or reduce-scatter's output is written once and not read again, so
-// that where the buffers outgrow the cache it may be stored past it (Op::finalDst): not with avg,
-// whose divide reads it again, and not in place, where the reduce has just read each line as its
-// own operand: streaming stores over those lines ran the 2-rank in-place 16-64 MiB reduce
-// 1.5-1.7x slower (docs/performance.md, "In place, not stored past the cache; exactly half").
-bool FinalReduceOutput(const CollArgs& a) { return a.op != tcclAvg && !a.inPlace; }
-
 // Plans the canonical tree for one slice at the rank that owns it, fusing receives with
 // reductions wherever an operand is ready when the data arrives:
 //   own leaf + remote leaf      -> one receive-and-reduce

@@ -50,6 +50,11 @@ Op MakeSend(int peer, BufRef src, size_t n);
 Op MakeRecv(int peer, BufRef dst, size_t n);
 Op MakeFinalRecv(int peer, BufRef dst, size_t n);  // into its final place, not read again (Op::finalDst)
 Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n);  // dst = local OP incoming
+// Whether a receive-and-reduce into the call's output writes its final place (Op::finalDst): not
+// with avg, whose divide reads the output again, and not in place, where the reduce has just read
+// each output line as its own operand: streaming stores over those lines ran the 2-rank in-place
+// 16-64 MiB reduce 1.5-1.7x slower (docs/performance.md, "In place, not stored past the cache").
+bool FinalReduceOutput(const CollArgs& a);
 Op MakeReduce(BufRef dst, BufRef x, BufRef y, size_t n);             // dst = x OP y
 
 }  // namespace tccl

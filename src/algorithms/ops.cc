@@ -27,6 +27,8 @@ Op MakeFinalRecv(int peer, BufRef dst, size_t n) {
   return o;
 }
 
+bool FinalReduceOutput(const CollArgs& a) { return a.op != tcclAvg && !a.inPlace; }
+
 Op MakeRecvReduce(int peer, BufRef dst, BufRef local, size_t n) {
   Op o;
   o.kind = OpKind::RecvReduce;
