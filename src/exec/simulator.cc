@@ -1,8 +1,6 @@
 #include "exec/simulator.h"
 
 #include <algorithm>
-#include <deque>
-#include <map>
 #include <vector>
 
 #include "core/hash.h"
@@ -95,7 +93,7 @@ Sizes BufferSizes(const CollArgs& a) {
 class Sim {
  public:
   Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait, const std::vector<bool>& inPlaceRanks)
-      : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder), sendsWait_(sendsWait) {
+      : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder), mail_((size_t)a.nranks * a.nranks), sendsWait_(sendsWait) {
     Sizes sz = BufferSizes(a);
     for (int r = 0; r < a.nranks; ++r) {
       RankState& st = ranks_[r];
@@ -135,10 +133,11 @@ class Sim {
         return res;
       }
     }
-    for (auto& [key, q] : mail_)
-      if (!q.empty()) {
+    for (size_t i = 0; i < mail_.size(); ++i)
+      if (mail_[i].taken < mail_[i].sent.size()) {
         res.ok = false;
-        res.error = Format("%zu elements sent from rank %d to rank %d were never received", q.size(), key.first, key.second);
+        res.error = Format("%zu elements sent from rank %d to rank %d were never received",
+                           mail_[i].sent.size() - mail_[i].taken, (int)(i / a_.nranks), (int)(i % a_.nranks));
         return res;
       }
     res.messages = messages_;
@@ -214,14 +213,13 @@ class Sim {
             *err = Format("rank %d: a send waits on another op of its step; its data is read when the step starts", r);
             return false;
           }
-          auto& q = mail_[{r, op.peer}];
+          Mailbox& box = Mail(r, op.peer);
           for (size_t i = 0; i < op.count; ++i) {
             Sym* s = Ref(r, op.src, i, err);
             if (!s) return false;
-            q.push_back(*s);
+            box.sent.push_back(*s);
           }
-          pushed_[{r, op.peer}] += op.count;
-          st.sendEnd[k] = pushed_[{r, op.peer}];
+          st.sendEnd[k] = box.sent.size();
           ++messages_;
         } else if (!RunLocal(r, op, err)) {
           return false;
@@ -248,12 +246,10 @@ class Sim {
         complete = false;
         continue;
       }
-      auto& q = mail_[{op.peer, r}];
-      while (st.recvDone[k] < op.count && !q.empty()) {
+      Mailbox& box = Mail(op.peer, r);
+      while (st.recvDone[k] < op.count && box.taken < box.sent.size()) {
         size_t i = st.recvDone[k]++;
-        Sym in = q.front();
-        q.pop_front();
-        ++popped_[{op.peer, r}];
+        const Sym in = box.sent[box.taken++];
         Sym* dst = Ref(r, op.dst, i, err);
         if (!dst) return false;
         if (op.kind == OpKind::Recv) {
@@ -271,7 +267,7 @@ class Sim {
     // taken every element of it.
     if (sendsWait_)
       for (size_t k = 0; k < step.ops.size(); ++k)
-        if (step.ops[k].kind == OpKind::Send && popped_[{r, step.ops[k].peer}] < st.sendEnd[k]) complete = false;
+        if (step.ops[k].kind == OpKind::Send && Mail(r, step.ops[k].peer).taken < st.sendEnd[k]) complete = false;
     if (complete) {
       ++st.step;
       st.stepStarted = false;
@@ -304,7 +300,8 @@ class Sim {
         if (!x || !y || !d) return false;
         *d = Combine(*x, *y);
       } else if (op.kind == OpKind::TreeReduce) {
-        std::vector<Sym> in(a_.nranks);
+        std::vector<Sym>& in = treeInputs_;
+        in.resize(a_.nranks);
         for (int q = 0; q < a_.nranks; ++q) {
           Sym* p = q == r ? Ref(r, op.own, i, err) : Ref(r, {op.src.buf, op.src.offset + q * op.stride}, i, err);
           if (!p) return false;
@@ -326,12 +323,18 @@ class Sim {
       Sym* b = n ? Ref(r, ref, 0, &e) : nullptr;
       return std::pair<Sym*, Sym*>(b, b ? b + n : nullptr);
     };
+    // At most three buffers per op, kept off the heap: this runs for every pair of ops of a step.
+    struct Refs {
+      BufRef ref[3];
+      int n = 0;
+      void Add(BufRef r) { ref[n++] = r; }
+    };
     auto touches = [this](const Op& o) {
-      std::vector<BufRef> refs;
+      Refs refs;
       // A staged send's source is read when the step starts, before any other op of it runs.
-      if (o.kind != OpKind::Recv && o.kind != OpKind::Divide && !SendIsStaged(o, a_.elemSize)) refs.push_back(o.src);
-      if (o.kind != OpKind::Send) refs.push_back(o.dst);
-      if (o.kind == OpKind::Reduce) refs.push_back(o.own);
+      if (o.kind != OpKind::Recv && o.kind != OpKind::Divide && !SendIsStaged(o, a_.elemSize)) refs.Add(o.src);
+      if (o.kind != OpKind::Send) refs.Add(o.dst);
+      if (o.kind == OpKind::Reduce) refs.Add(o.own);
       return refs;
     };
     // Whether op x starts only after op y has completed: `after` links chain (the executor starts an
@@ -348,8 +351,9 @@ class Sim {
       for (size_t j = 0; j < step.ops.size(); ++j) {
         if (i == j || step.ops[j].kind == OpKind::TreeReduce) continue;
         if (follows(i, j) || follows(j, i)) continue;  // ordered, not concurrent
-        for (BufRef ref : touches(step.ops[j])) {
-          auto x = range(ref, step.ops[j].count);
+        const Refs refs = touches(step.ops[j]);
+        for (int t = 0; t < refs.n; ++t) {
+          auto x = range(refs.ref[t], step.ops[j].count);
           if (d.first && x.first && d.first < x.second && x.first < d.second) {
             *err = Format("rank %d step %zu: op %zu writes memory that op %zu of the same step uses", r,
                           ranks_[r].step, i, j);
@@ -413,8 +417,15 @@ class Sim {
   CollArgs a_;
   std::vector<RankState> ranks_;
   bool checkTree_;
-  std::map<std::pair<int, int>, std::deque<Sym>> mail_;
-  std::map<std::pair<int, int>, size_t> pushed_, popped_;  // elements per (from, to), ever
+  // What one rank sent another, in order: the elements ever sent, and how many the receiver took
+  // (a send of single copy completes once `taken` passes its end).
+  struct Mailbox {
+    std::vector<Sym> sent;
+    size_t taken = 0;
+  };
+  Mailbox& Mail(int from, int to) { return mail_[(size_t)from * a_.nranks + to]; }
+  std::vector<Mailbox> mail_;  // nranks x nranks, by (from, to)
+  std::vector<Sym> treeInputs_;  // RunLocal's TreeReduce operands, reused
   bool sendsWait_ = false;
   size_t messages_ = 0;
 };
