@@ -1,6 +1,5 @@
 #include "perf/perf_data.h"
 
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -13,21 +12,26 @@ namespace perf {
 
 namespace {
 
-// 2^-8 .. 2^9, the exponents FloatValue draws. A table rather than std::ldexp: the check computes
-// N values per output element, and ldexp made up half of a check_matrix run at 8 ranks. Multiplying
-// by a power of two is exact here (no overflow or underflow), so the values are the same.
-const std::array<double, 18> kPowersOfTwo = [] {
-  std::array<double, 18> t{};
-  for (int i = 0; i < 18; ++i) t[i] = std::ldexp(1.0, i - 8);
-  return t;
-}();
-const double kSigns[2] = {1.0, -1.0};
+// The floating inputs: for every op but prod, +-(1 + f/1024) * 2^e with f the hash's low 10 bits,
+// e = (h >> 10) % 18 - 8 (2^-8 .. 2^9) and the sign from bit 20; for prod 1 + ((h & 0xFF) - 128)/1024.
+// The first is built from its bits rather than by arithmetic (the check generates N values per
+// output element, and tables and multiplies were most of a check_matrix.sh run and of the
+// sanitized sweeps); the value is exact either way, so the bits are the same
+// (tests/perf_check_test.cc compares them with the arithmetic).
+inline double SumInput(uint64_t h) {
+  const uint64_t bits = ((h >> 20) & 1) << 63 | (uint64_t)(1023 - 8 + (h >> 10) % 18) << 52 | (h & 0x3FF) << 42;
+  double v;
+  memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+// The same value as a float16, which holds it exactly (10 fraction bits, exponents down to 2^-14).
+inline uint16_t SumInputHalf(uint64_t h) {
+  return (uint16_t)(((h >> 20) & 1) << 15 | (15 - 8 + (h >> 10) % 18) << 10 | (h & 0x3FF));
+}
 
 inline double FloatValue(uint64_t h, tcclRedOp_t op) {
   if (op == tcclProd) return 1.0 + ((double)(h & 0xFF) - 128.0) / 1024.0;
-  double m = 1.0 + (double)(h & 0x3FF) / 1024.0;
-  double scale = kPowersOfTwo[(h >> 10) % 18];
-  return kSigns[(h >> 20) & 1] * m * scale;  // a table, not a branch: the bit is random
+  return SumInput(h);
 }
 
 // Buffers may be deliberately unaligned: element access goes through memcpy.
@@ -42,28 +46,20 @@ T At(const void* buf, size_t i) {
   return v;
 }
 
-void Store(void* buf, size_t i, tcclDataType_t dt, uint64_t h, tcclRedOp_t op) {
-  switch (dt) {
-    case tcclInt8: case tcclUint8: Put<uint8_t>(buf, i, (uint8_t)h); break;
-    case tcclInt32: case tcclUint32: Put<uint32_t>(buf, i, (uint32_t)h); break;
-    case tcclInt64: case tcclUint64: Put<uint64_t>(buf, i, h); break;
-    case tcclFloat32: Put<float>(buf, i, (float)FloatValue(h, op)); break;
-    case tcclFloat64: Put<double>(buf, i, FloatValue(h, op)); break;
-    case tcclFloat16: Put<uint16_t>(buf, i, tccl::FloatToHalf((float)FloatValue(h, op))); break;
-    case tcclBfloat16: Put<uint16_t>(buf, i, tccl::FloatToBf16((float)FloatValue(h, op))); break;
-    default: break;
-  }
-}
-
-double AsDouble(const void* buf, size_t i, tcclDataType_t dt) {
-  switch (dt) {
-    case tcclFloat32: return At<float>(buf, i);
-    case tcclFloat64: return At<double>(buf, i);
-    case tcclFloat16: return tccl::HalfToFloat(At<uint16_t>(buf, i));
-    case tcclBfloat16: return tccl::Bf16ToFloat(At<uint16_t>(buf, i));
-    default: return 0;
-  }
-}
+// Each floating type's element as a double: one type per instantiation of the loops below, so
+// the type is not switched on per element (those loops are most of a check_matrix.sh run).
+struct Float32 {
+  static double Value(const void* buf, size_t i) { return At<float>(buf, i); }
+};
+struct Float64 {
+  static double Value(const void* buf, size_t i) { return At<double>(buf, i); }
+};
+struct Float16 {
+  static double Value(const void* buf, size_t i) { return tccl::HalfToFloat(At<uint16_t>(buf, i)); }
+};
+struct Bfloat16 {
+  static double Value(const void* buf, size_t i) { return tccl::Bf16ToFloat(At<uint16_t>(buf, i)); }
+};
 
 // Unit roundoff of each floating type, used for the #wrong bound.
 double Epsilon(tcclDataType_t dt) {
@@ -77,11 +73,91 @@ double Epsilon(tcclDataType_t dt) {
 
 constexpr size_t kBlock = 4096;
 
+// How many of the n reduced elements in `got` lie outside the rounding bound around their exact
+// value. The exact value in double: inputs have 11-bit mantissas within 2^-8..2^10, so sums are
+// exact; the bound is that of N-1 operations plus the final rounding and the avg division.
+template <class Type>
+int64_t OutsideBound(const std::vector<std::vector<unsigned char>>& inputs, const unsigned char* got, size_t n,
+                     tcclRedOp_t op, double epsilon, std::vector<double>& exact, std::vector<double>& mag) {
+  const int nranks = (int)inputs.size();
+  exact.assign(n, op == tcclProd ? 1.0 : 0.0);
+  mag.assign(n, 0.0);
+  for (int q = 0; q < nranks; ++q) {
+    const void* in = inputs[q].data();
+    if (op == tcclProd) {
+      for (size_t k = 0; k < n; ++k) exact[k] *= Type::Value(in, k);
+    } else {
+      for (size_t k = 0; k < n; ++k) {
+        const double x = Type::Value(in, k);
+        exact[k] += x;
+        mag[k] += std::fabs(x);
+      }
+    }
+  }
+  int64_t outside = 0;
+  for (size_t k = 0; k < n; ++k) {
+    double e = exact[k], m = op == tcclProd ? std::fabs(exact[k]) : mag[k];
+    if (op == tcclAvg) e /= nranks, m /= nranks;
+    const double bound = (nranks + 2) * epsilon * m + 1e-300;
+    outside += !(std::fabs(Type::Value(got, k) - e) <= bound);
+  }
+  return outside;
+}
+
+int64_t OutsideBound(tcclDataType_t dt, const std::vector<std::vector<unsigned char>>& inputs,
+                     const unsigned char* got, size_t n, tcclRedOp_t op, std::vector<double>& exact,
+                     std::vector<double>& mag) {
+  const double eps = Epsilon(dt);
+  switch (dt) {
+    case tcclFloat32: return OutsideBound<Float32>(inputs, got, n, op, eps, exact, mag);
+    case tcclFloat64: return OutsideBound<Float64>(inputs, got, n, op, eps, exact, mag);
+    case tcclFloat16: return OutsideBound<Float16>(inputs, got, n, op, eps, exact, mag);
+    case tcclBfloat16: return OutsideBound<Bfloat16>(inputs, got, n, op, eps, exact, mag);
+    default: return (int64_t)n;
+  }
+}
+
+// Elements of a and b (n of es bytes each) whose bytes differ: one comparison of the whole block
+// first, since a correct output has none.
+int64_t ElementsDiffering(const unsigned char* a, const unsigned char* b, size_t n, size_t es) {
+  if (memcmp(a, b, n * es) == 0) return 0;
+  int64_t differ = 0;
+  for (size_t k = 0; k < n; ++k) differ += memcmp(a + k * es, b + k * es, es) != 0;
+  return differ;
+}
+
 }  // namespace
 
 void FillInput(void* buf, size_t elems, size_t first, tcclDataType_t dt, tcclRedOp_t op, int rank, uint64_t seed) {
-  uint64_t base = tccl::Mix64(seed ^ tccl::Mix64((uint64_t)rank + 1));
-  for (size_t i = 0; i < elems; ++i) Store(buf, i, dt, tccl::Mix64(base + first + i), op);
+  const uint64_t base = tccl::Mix64(seed ^ tccl::Mix64((uint64_t)rank + 1)) + first;
+  // One loop per type (not a switch per element): this runs for every rank's inputs of every
+  // output element checked.
+  auto h = [base](size_t i) { return tccl::Mix64(base + i); };
+  switch (dt) {
+    case tcclInt8: case tcclUint8:
+      for (size_t i = 0; i < elems; ++i) Put<uint8_t>(buf, i, (uint8_t)h(i));
+      break;
+    case tcclInt32: case tcclUint32:
+      for (size_t i = 0; i < elems; ++i) Put<uint32_t>(buf, i, (uint32_t)h(i));
+      break;
+    case tcclInt64: case tcclUint64:
+      for (size_t i = 0; i < elems; ++i) Put<uint64_t>(buf, i, h(i));
+      break;
+    case tcclFloat32:
+      for (size_t i = 0; i < elems; ++i) Put<float>(buf, i, (float)FloatValue(h(i), op));
+      break;
+    case tcclFloat64:
+      for (size_t i = 0; i < elems; ++i) Put<double>(buf, i, FloatValue(h(i), op));
+      break;
+    case tcclFloat16:
+      for (size_t i = 0; i < elems; ++i)
+        Put<uint16_t>(buf, i, op == tcclProd ? tccl::FloatToHalf((float)FloatValue(h(i), op)) : SumInputHalf(h(i)));
+      break;
+    case tcclBfloat16:
+      for (size_t i = 0; i < elems; ++i) Put<uint16_t>(buf, i, tccl::FloatToBf16((float)FloatValue(h(i), op)));
+      break;
+    default: break;
+  }
 }
 
 CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclDataType_t dt, tcclRedOp_t op, int rank,
@@ -93,6 +169,7 @@ CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclData
   std::vector<std::vector<unsigned char>> inputs(c.reduces ? nranks : 1, std::vector<unsigned char>(kBlock * es));
   std::vector<const void*> ptrs(inputs.size());
   std::vector<unsigned char> ref(kBlock * es);
+  std::vector<double> exactBuf, magBuf;
   const bool exact = !tccl::DtypeIsFloat(dt) || op == tcclMax || op == tcclMin;
   const unsigned char* o = static_cast<const unsigned char*>(out);
   for (size_t j0 = 0; j0 < outElems;) {
@@ -106,8 +183,9 @@ CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclData
     }
     if (!c.reduces) {
       FillInput(inputs[0].data(), n, src.index, dt, op, src.rank, seed);
-      for (size_t k = 0; k < n; ++k)
-        if (memcmp(o + (j0 + k) * es, inputs[0].data() + k * es, es) != 0) ++res.wrong, ++res.det;
+      const int64_t differ = ElementsDiffering(o + j0 * es, inputs[0].data(), n, es);
+      res.wrong += differ;
+      res.det += differ;
       j0 += n;
       continue;
     }
@@ -116,28 +194,10 @@ CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclData
       ptrs[q] = inputs[q].data();
     }
     tcclReduceReference(ptrs.data(), nranks, ref.data(), n, dt, op);
-    for (size_t k = 0; k < n; ++k) {
-      const unsigned char* got = o + (j0 + k) * es;
-      bool same = memcmp(got, ref.data() + k * es, es) == 0;
-      res.det += !same;
-      if (exact) {
-        res.wrong += !same;
-        continue;
-      }
-      // Exact value in double (inputs have 11-bit mantissas within 2^-8..2^10: sums are exact) and
-      // the rounding bound of N-1 operations plus the final rounding and the avg division.
-      double exactVal = op == tcclProd ? 1.0 : 0.0, mag = 0;
-      for (int q = 0; q < nranks; ++q) {
-        double x = AsDouble(inputs[q].data(), k, dt);
-        if (op == tcclProd) exactVal *= x;
-        else exactVal += x, mag += std::fabs(x);
-      }
-      if (op == tcclProd) mag = std::fabs(exactVal);
-      if (op == tcclAvg) exactVal /= nranks, mag /= nranks;
-      double bound = (nranks + 2) * Epsilon(dt) * mag + 1e-300;
-      double g = AsDouble(got, 0, dt);
-      if (!(std::fabs(g - exactVal) <= bound)) ++res.wrong;
-    }
+    const unsigned char* got = o + j0 * es;
+    const int64_t differ = ElementsDiffering(got, ref.data(), n, es);
+    res.det += differ;
+    res.wrong += exact ? differ : OutsideBound(dt, inputs, got, n, op, exactBuf, magBuf);
     j0 += n;
   }
   return res;

@@ -2,8 +2,12 @@
 // arguments and the same bytes, so a run that differs from the last one is checked again.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
+#include "core/hash.h"
+#include "kernels/host/half.h"
 #include "perf/perf_data.h"
 
 namespace {
@@ -39,6 +43,42 @@ TEST(PerfCheck, MemoReusesAResultOnlyForTheSameBytes) {
   const perf::Shape s2 = c->shape(count * sizeof(float), sizeof(float), 2);
   r = memo.Check(*c, out.data(), s2, tcclFloat32, tcclSum, rank, 2, root, seed);
   EXPECT_GT(r.wrong, 0);
+}
+
+// FillInput builds its floating inputs from bits (perf/perf_data.cc); they must be the values its
+// header describes, computed here by arithmetic and rounded to each type: for every op but prod
+// +-(1 + (h & 0x3FF)/1024) * 2^((h >> 10) % 18 - 8), negative where bit 20 of h is set; for prod
+// 1 + ((h & 0xFF) - 128)/1024. h is the hash of the element's index, its rank and the seed.
+TEST(PerfCheck, InputsAreTheDescribedValuesInEveryFloatingType) {
+  const size_t count = 1 << 16, first = 12345;
+  const int rank = 3;
+  const uint64_t seed = 11;
+  const uint64_t base = tccl::Mix64(seed ^ tccl::Mix64((uint64_t)rank + 1)) + first;
+  for (tcclRedOp_t op : {tcclSum, tcclProd, tcclMax, tcclMin, tcclAvg}) {
+    std::vector<double> want(count);
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t h = tccl::Mix64(base + i);
+      want[i] = op == tcclProd ? 1.0 + ((double)(h & 0xFF) - 128.0) / 1024.0
+                               : ((h >> 20) & 1 ? -1.0 : 1.0) * (1.0 + (double)(h & 0x3FF) / 1024.0) *
+                                     std::ldexp(1.0, (int)((h >> 10) % 18) - 8);
+    }
+    std::vector<double> f64(count);
+    std::vector<float> f32(count);
+    std::vector<uint16_t> f16(count), bf16(count);
+    perf::FillInput(f64.data(), count, first, tcclFloat64, op, rank, seed);
+    perf::FillInput(f32.data(), count, first, tcclFloat32, op, rank, seed);
+    perf::FillInput(f16.data(), count, first, tcclFloat16, op, rank, seed);
+    perf::FillInput(bf16.data(), count, first, tcclBfloat16, op, rank, seed);
+    int64_t differ = 0;
+    for (size_t i = 0; i < count; ++i) {
+      const float w = (float)want[i];
+      differ += memcmp(&f64[i], &want[i], sizeof(double)) != 0;
+      differ += memcmp(&f32[i], &w, sizeof(float)) != 0;
+      differ += f16[i] != tccl::FloatToHalf(w);
+      differ += bf16[i] != tccl::FloatToBf16(w);
+    }
+    EXPECT_EQ(differ, 0) << "op " << (int)op;
+  }
 }
 
 }  // namespace
