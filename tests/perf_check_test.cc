@@ -45,6 +45,40 @@ TEST(PerfCheck, MemoReusesAResultOnlyForTheSameBytes) {
   EXPECT_GT(r.wrong, 0);
 }
 
+// Ranks as threads share the reduced blocks they check (perf/perf_data.cc): a rank whose output
+// differs from the block another rank checked is checked in full, whichever rank came first.
+TEST(PerfCheck, RanksSharingReducedBlocksStillFindEveryWrongElement) {
+  const perf::Coll* c = perf::FindColl("all_reduce");
+  ASSERT_NE(c, nullptr);
+  const int nranks = 4, root = 0;
+  const size_t count = 10000;  // three blocks
+  for (tcclDataType_t dt : {tcclFloat16, tcclInt32}) {
+    const size_t es = dt == tcclFloat16 ? 2 : 4;
+    const uint64_t seed = 99 + dt;
+    const perf::Shape sd = c->shape(count * es, es, nranks);
+    std::vector<std::vector<unsigned char>> in(nranks, std::vector<unsigned char>(count * es));
+    std::vector<const void*> ptrs;
+    for (int q = 0; q < nranks; ++q) {
+      perf::FillInput(in[q].data(), count, 0, dt, tcclSum, q, seed);
+      ptrs.push_back(in[q].data());
+    }
+    std::vector<unsigned char> good(count * es);
+    ASSERT_EQ(tcclSuccess, tcclReduceReference(ptrs.data(), nranks, good.data(), count, dt, tcclSum));
+    std::vector<unsigned char> bad = good;
+    bad[5000 * es] ^= 0x40;  // one element off, in the middle block
+    bad[(count - 1) * es] ^= 0x40;  // and one in the last
+    perf::CheckResult r = perf::CheckOutput(*c, good.data(), sd, dt, tcclSum, 0, nranks, root, seed);
+    EXPECT_EQ(r.wrong, 0);
+    EXPECT_EQ(r.det, 0);
+    r = perf::CheckOutput(*c, bad.data(), sd, dt, tcclSum, 1, nranks, root, seed);
+    EXPECT_EQ(r.wrong, 2) << "dtype " << (int)dt;
+    EXPECT_EQ(r.det, 2);
+    r = perf::CheckOutput(*c, good.data(), sd, dt, tcclSum, 2, nranks, root, seed);
+    EXPECT_EQ(r.wrong, 0);
+    EXPECT_EQ(r.det, 0);
+  }
+}
+
 // FillInput builds its floating inputs from bits (perf/perf_data.cc); they must be the values its
 // header describes, computed here by arithmetic and rounded to each type: for every op but prod
 // +-(1 + (h & 0x3FF)/1024) * 2^((h >> 10) % 18 - 8), negative where bit 20 of h is set; for prod
