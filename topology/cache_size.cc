@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "config/params.h"
 #include "topology/read_first_line.h"
 
 namespace tccl {
@@ -49,7 +50,10 @@ size_t Read() {
 }  // namespace
 
 size_t LastLevelCacheBytes() {
-  static const size_t bytes = Read();
+  static const size_t bytes = [] {
+    const int64_t set = ParamInt("CACHE_BYTES");
+    return set > 0 ? (size_t)set : Read();
+  }();
   return bytes;
 }
 

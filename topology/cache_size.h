@@ -6,8 +6,9 @@
 
 namespace tccl {
 
-// Bytes of the highest-level data or unified cache of cpu0; sysconf's L3 size where sysfs has no
-// cache description; 0 when neither knows. Read once.
+// TCCL_CACHE_BYTES where it is set above 0; otherwise bytes of the highest-level data or unified
+// cache of cpu0, or sysconf's L3 size where sysfs has no cache description; 0 when neither knows.
+// Read once.
 size_t LastLevelCacheBytes();
 
 // Whether `bytes` of an operation's buffers on this host (every local rank's send and receive

@@ -45,6 +45,11 @@ static const ParamInfo kParams[] = {
      "(its hot lines then two messages' worth, not the whole ring): -1 where the rings an operation "
      "writes outgrow a quarter of the last-level cache, 0 never, 1 always (docs/performance.md, "
      "\"Rings that start over\")."},
+    {"CACHE_BYTES", ParamType::Int, "0",
+     "Bytes of the last-level cache that the rules depending on it assume (stores past the cache, "
+     "ring restarts, the all-to-all's copy path); 0: read from sysfs (cpu0's highest data cache "
+     "level). Set it where the machine reports another size than its ranks share (a VM may show "
+     "the host's cache, or a slice of it); read once per process."},
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
     {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "
