@@ -2,15 +2,13 @@
 
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <tuple>
 #include <vector>
 
 #include "core/hash.h"
 #include "kernels/host/dtype.h"
 #include "kernels/host/half.h"
+#include "perf/reduced_blocks.h"
 
 namespace perf {
 
@@ -121,45 +119,6 @@ int64_t OutsideBound(tcclDataType_t dt, const std::vector<std::vector<unsigned c
   }
 }
 
-// The reduced blocks this process checked last, shared by its ranks: ranks as threads (the test
-// sweeps) check an all-reduce's same elements against the same reference, and regenerating every
-// rank's inputs for each block was N times the work (most of an 8-rank sweep under the
-// sanitizers). A block's reference is a pure function of the key, so a rank whose output block
-// has the reference's bits takes the count outside the rounding bound from the rank that
-// computed it first; any other block is checked in full.
-struct ReducedBlock {
-  std::vector<unsigned char> ref;  // tcclReduceReference's bits
-  int64_t outside = 0;             // of its elements, those outside the rounding bound
-};
-class ReducedBlockCache {
- public:
-  // dtype, op, ranks, seed, first element index, elements
-  using Key = std::tuple<int, int, int, uint64_t, size_t, size_t>;
-  std::shared_ptr<const ReducedBlock> Find(const Key& k) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = blocks_.find(k);
-    return it == blocks_.end() ? nullptr : it->second;
-  }
-  void Add(const Key& k, std::shared_ptr<const ReducedBlock> b) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bytes_ + b->ref.size() > kCapacity) blocks_.clear(), bytes_ = 0;
-    bytes_ += b->ref.size();
-    blocks_[k] = std::move(b);
-  }
-
- private:
-  // Above the largest reduced output the sweeps check (a few MiB); a process that checks more
-  // starts over, which costs nothing but the copies.
-  static constexpr size_t kCapacity = (size_t)64 << 20;
-  std::mutex mu_;
-  std::map<Key, std::shared_ptr<const ReducedBlock>> blocks_;
-  size_t bytes_ = 0;
-};
-ReducedBlockCache& SharedBlocks() {
-  static ReducedBlockCache* cache = new ReducedBlockCache;  // never destroyed: ranks may outlive main
-  return *cache;
-}
-
 // Elements of a and b (n of es bytes each) whose bytes differ: one comparison of the whole block
 // first, since a correct output has none.
 int64_t ElementsDiffering(const unsigned char* a, const unsigned char* b, size_t n, size_t es) {
@@ -233,8 +192,9 @@ CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclData
       continue;
     }
     const unsigned char* got = o + j0 * es;
-    const ReducedBlockCache::Key key{(int)dt, (int)op, nranks, seed, src.index, n};
-    std::shared_ptr<const ReducedBlock> known = SharedBlocks().Find(key);
+    // A block another rank of this process checked, with the same bits: its result (reduced_blocks.h).
+    const ReducedBlocks::Key key{(int)dt, (int)op, nranks, seed, src.index, n};
+    std::shared_ptr<const ReducedBlock> known = ReducedBlocks::Shared().Find(key);
     if (known && memcmp(got, known->ref.data(), n * es) == 0) {
       res.wrong += known->outside;
       j0 += n;
@@ -253,7 +213,7 @@ CheckResult CheckOutput(const Coll& c, const void* out, const Shape& s, tcclData
       auto block = std::make_shared<ReducedBlock>();
       block->ref.assign(ref.data(), ref.data() + n * es);
       block->outside = differ == 0 ? outside : exact ? 0 : OutsideBound(dt, inputs, ref.data(), n, op, exactBuf, magBuf);
-      SharedBlocks().Add(key, std::move(block));
+      ReducedBlocks::Shared().Add(key, std::move(block));
     }
     j0 += n;
   }
