@@ -319,6 +319,12 @@ Schedule SendsTwice(const CollArgs& a) {
   if (!s.steps.empty()) s.steps.push_back(s.steps.front());
   return s;
 }
+// Rank 0 sends rank 1 one element more than the ring all-reduce, which nobody receives.
+Schedule SendsOneMoreFromRankZero(const CollArgs& a) {
+  Schedule s = RingAllReduce(a);
+  if (a.rank == 0 && a.nranks > 1) s.steps.push_back(Step{{MakeSend(1, {kSendBuf, 0}, 1)}});
+  return s;
+}
 
 // The tree check is real: ring all-reduce combines every rank exactly once but not in the
 // canonical order, so claiming it is canonical must be caught for every N >= 3.
@@ -377,6 +383,11 @@ TEST(Simulator, DetectsBrokenSchedules) {
     SimResult r = Simulate(broken, a);
     EXPECT_FALSE(r.ok);
   }
+  // A message nobody receives is named, with its ends.
+  AlgorithmInfo extra{"extra send", CollKind::AllReduce, &SendsOneMoreFromRankZero, false, ""};
+  SimResult r = Simulate(extra, a);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("1 elements sent from rank 0 to rank 1 were never received"), std::string::npos) << r.error;
 }
 
 
