@@ -349,11 +349,24 @@ TEST(Api, InitArguments) {
   EXPECT_REJECTED(tcclGroupEnd(), tcclInvalidUsage, "without a matching");
 }
 
-// A parameter out of its range fails the communicator's creation with its name and value.
-TEST(Api, RingRestartOutOfRangeIsAClearError) {
-  tccl_test::ScopedEnv restart("TCCL_SHM_RING_RESTART", "2");
+// A parameter out of its range fails the communicator's creation with its name and value. A
+// negative ring size used to reach the shared segment's layout and crash the process.
+TEST(Api, ParametersOutsideTheirRangesAreClearErrors) {
   tcclComm_t c[2] = {nullptr, nullptr};
-  EXPECT_REJECTED(tcclCommInitAll(c, 2, nullptr), tcclInvalidArgument, "TCCL_SHM_RING_RESTART=2");
+  {
+    tccl_test::ScopedEnv restart("TCCL_SHM_RING_RESTART", "2");
+    EXPECT_REJECTED(tcclCommInitAll(c, 2, nullptr), tcclInvalidArgument, "TCCL_SHM_RING_RESTART='2' (environment) is outside -1 .. 1");
+  }
+  {
+    tccl_test::ScopedEnv ring("TCCL_SHM_RING_BYTES", "-1");
+    EXPECT_REJECTED(tcclCommInitAll(c, 2, nullptr), tcclInvalidArgument, "TCCL_SHM_RING_BYTES='-1' (environment) is outside 4096 ..");
+  }
+  {
+    tccl_test::ScopedEnv shmOff("TCCL_SHM_DISABLE", "ture");
+    EXPECT_REJECTED(tcclCommInitAll(c, 2, nullptr), tcclInvalidArgument, "TCCL_SHM_DISABLE='ture' (environment) is not a boolean");
+  }
+  EXPECT_EQ(c[0], nullptr);
+  EXPECT_EQ(c[1], nullptr);
 }
 
 TEST(Api, ErrorStringsAndVersion) {

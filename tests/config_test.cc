@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <climits>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -81,6 +82,68 @@ TEST(Params, NonIntegerFallsBackToDefault) {
   EnvGuard env;
   env.Set("TCCL_SPIN_US", "fast");
   EXPECT_EQ(ParamInt("SPIN_US"), 20);
+  EXPECT_NE(CheckParamValues().find("TCCL_SPIN_US='fast' (environment) is not an integer"), std::string::npos)
+      << CheckParamValues();
+}
+
+// Every integer's default lies in its declared range, and the range is not empty or inverted; a
+// new parameter declared without a range (0 .. 0) fails here unless 0 is all it may be.
+TEST(Params, EveryDefaultIsAValueItsTypeAccepts) {
+  EnvGuard env;
+  for (const ParamValue& p : AllParams()) env.Set(std::string("TCCL_") + p.info->name, nullptr);
+  EXPECT_EQ(CheckParamValues(), "");
+  for (const ParamValue& p : AllParams()) {
+    if (p.info->type != ParamType::Int) continue;
+    SCOPED_TRACE(p.info->name);
+    EXPECT_LT(p.info->minValue, p.info->maxValue);
+    EXPECT_EQ(ParamInt(p.info->name), strtoll(p.info->defaultValue, nullptr, 0));
+  }
+}
+
+// Each integer at its range's ends is accepted and read back; one past either end, or text, is
+// named with its value, source and range, and reads as the default.
+TEST(Params, IntegersOutsideTheirRangesAreNamed) {
+  EnvGuard env;
+  for (const ParamValue& p : AllParams()) {
+    if (p.info->type != ParamType::Int) continue;
+    const std::string name = p.info->name, var = "TCCL_" + name;
+    const int64_t lo = p.info->minValue, hi = p.info->maxValue, def = strtoll(p.info->defaultValue, nullptr, 0);
+    SCOPED_TRACE(name);
+    for (int64_t ok : {lo, hi}) {
+      env.Set(var, std::to_string(ok).c_str());
+      EXPECT_EQ(CheckParamValues(), "");
+      EXPECT_EQ(ParamInt(name.c_str()), ok);
+    }
+    std::vector<std::string> bad = {"12x", ""};
+    if (lo > INT64_MIN) bad.push_back(std::to_string(lo - 1));
+    if (hi < INT64_MAX) bad.push_back(std::to_string(hi + 1));
+    for (const std::string& v : bad) {
+      env.Set(var, v.c_str());
+      const std::string problem = CheckParamValues();
+      EXPECT_EQ(problem.find(var + "='" + v + "' (environment) is "), 0u) << problem;
+      EXPECT_NE(problem.find(std::to_string(lo) + " .. " + std::to_string(hi)), std::string::npos) << problem;
+      EXPECT_EQ(ParamInt(name.c_str()), def);
+    }
+    env.Set(var, nullptr);
+  }
+}
+
+TEST(Params, BooleansTakeTheUsualWordsInAnyCase) {
+  EnvGuard env;
+  for (const char* yes : {"1", "true", "Yes", "ON"}) {
+    env.Set("TCCL_SHM_DISABLE", yes);
+    EXPECT_TRUE(ParamBool("SHM_DISABLE")) << yes;
+    EXPECT_EQ(CheckParamValues(), "");
+  }
+  for (const char* no : {"0", "False", "no", "off"}) {
+    env.Set("TCCL_SHM_DISABLE", no);
+    EXPECT_FALSE(ParamBool("SHM_DISABLE")) << no;
+    EXPECT_EQ(CheckParamValues(), "");
+  }
+  env.Set("TCCL_SHM_DISABLE", "ture");
+  EXPECT_FALSE(ParamBool("SHM_DISABLE"));  // the default
+  EXPECT_NE(CheckParamValues().find("TCCL_SHM_DISABLE='ture' (environment) is not a boolean"), std::string::npos)
+      << CheckParamValues();
 }
 
 // docs/env.md documents exactly the parameters of the registry, with the same defaults.
@@ -90,12 +153,19 @@ TEST(ConfigDocs, EnvMdListsExactlyTheRegistry) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  std::regex row(R"(\| `TCCL_(\w+)` \| \w+ \| `([^`]*)` \|)");
+  // name | type | `default` | accepted | meaning; an integer's accepted cell is `min .. max`.
+  std::regex row(R"(\| `TCCL_(\w+)` \| \w+ \| `([^`]*)` \| ([^|]*) \|)");
   std::map<std::string, std::string> documented;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it)
-    documented[(*it)[1]] = (*it)[2];
+    documented[(*it)[1]] = std::string((*it)[2]) + " " + std::string((*it)[3]);
   std::map<std::string, std::string> registry;
-  for (const ParamValue& p : AllParams()) registry[p.info->name] = p.info->defaultValue;
+  for (const ParamValue& p : AllParams()) {
+    const ParamInfo& i = *p.info;
+    registry[i.name] = std::string(i.defaultValue) + " " +
+                       (i.type == ParamType::Int    ? "`" + std::to_string(i.minValue) + " .. " + std::to_string(i.maxValue) + "`"
+                        : i.type == ParamType::Bool ? "0/1, true/false, yes/no, on/off"
+                                                    : "text");
+  }
   EXPECT_EQ(documented, registry);
 }
 

@@ -33,11 +33,16 @@ static void PrintVersion() {
   printf("not built:    UCX, IB verbs (see README feature table)\n");
 }
 
-static void PrintParams() {
+// The table, then (on stderr, with a false return) the first value a communicator would refuse.
+static bool PrintParams() {
   printf("%-22s %-12s %-28s %s\n", "parameter", "value", "source", "description");
   for (const ParamValue& p : AllParams())
     printf("TCCL_%-17s %-12s %-28s %s\n", p.info->name, p.value.empty() ? "\"\"" : p.value.c_str(),
            p.source.c_str(), p.info->description);
+  const std::string problem = CheckParamValues();
+  if (problem.empty()) return true;
+  fprintf(stderr, "tccl-info: %s: communicator creation would fail with tcclInvalidArgument\n", problem.c_str());
+  return false;
 }
 
 static void PrintTopology() {
@@ -52,14 +57,15 @@ int main(int argc, char** argv) {
     PrintVersion();
     return 0;
   }
+  int status = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "-v")) PrintVersion();
-    else if (!strcmp(argv[i], "-c")) PrintParams();
+    else if (!strcmp(argv[i], "-c")) status = PrintParams() ? status : 1;
     else if (!strcmp(argv[i], "-t")) PrintTopology();
     else {
       fprintf(stderr, "usage: tccl-info [-v] [-c] [-t]\n");
       return 2;
     }
   }
-  return 0;
+  return status;
 }

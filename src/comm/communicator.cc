@@ -55,6 +55,9 @@ std::string Hex(uint64_t v) {
 }  // namespace
 
 Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
+  // Every parameter's value against its type and range first: what follows may rely on them.
+  const std::string badParam = CheckParamValues();
+  if (!badParam.empty()) return InvalidArgument("%s", badParam.c_str());
   CommSettings s;
   s.timeoutSec = (double)ParamInt("TIMEOUT");
   s.algo = ParamString("ALGO");
@@ -83,7 +86,6 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
         config->cudaDevice != TCCL_CONFIG_UNDEF_INT)
       s.cudaDevice = config->cudaDevice;
   }
-  if (s.timeoutSec <= 0) return InvalidArgument("TCCL_TIMEOUT must be a positive number of seconds");
   *out = s;
   return Status::Ok();
 }
@@ -117,9 +119,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   boot_ = std::move(boot);
   memcpy(secret_, secret, 16);
   TCCL_RETURN_IF_ERROR(ParseAlgoFilter(settings_.algo, &filter_));
-  int64_t slice = ParamInt("CHUNK_BYTES");
-  if (slice < 64) return InvalidArgument("TCCL_CHUNK_BYTES=%lld is below the minimum of 64", (long long)slice);
-  sliceBytes_ = (size_t)slice;
+  sliceBytes_ = (size_t)ParamInt("CHUNK_BYTES");
   const Deadline deadline = Deadline::After(settings_.timeoutSec);
 
   // Listen for TCP peers on the address that reaches the bootstrap root.
@@ -163,11 +163,8 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
     localPids.push_back(peers_[r].pid);
     localSameProcess.push_back(peers_[r].pid == me.pid && peers_[r].pidNs == me.pidNs);
   }
-  const int64_t singleCopy = ParamInt("SHM_SINGLE_COPY_BYTES");
-  if (singleCopy < 0) return InvalidArgument("TCCL_SHM_SINGLE_COPY_BYTES=%lld is negative", (long long)singleCopy);
+  const int64_t singleCopy = ParamInt("SHM_SINGLE_COPY_BYTES");  // ranges checked by CommSettings::Resolve
   const int64_t restart = ParamInt("SHM_RING_RESTART");
-  if (restart < -1 || restart > 1)
-    return InvalidArgument("TCCL_SHM_RING_RESTART=%lld: -1 (automatic), 0 (never) or 1 (always)", (long long)restart);
   TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, localPids, localSameProcess, rank_,
                                       shmOff ? 0 : (size_t)ParamInt("SHM_RING_BYTES"),
                                       shmOff ? 0 : (size_t)singleCopy, registrations_.get(),

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <map>
@@ -134,7 +135,12 @@ void InstallOnce() {
   sa.sa_handler = &OnSignal;
   sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  sigaction(sig, &sa, nullptr);
+  if (sigaction(sig, &sa, nullptr) != 0) {  // SIGKILL and SIGSTOP cannot be caught
+    TCCL_WARN(kLogInit, "TCCL_FLIGHT_RECORDER_SIGNAL=%d: no handler can be installed for it (%s); the flight recorder "
+              "dumps on errors and tcclCommDumpFlightRecorder only",
+              sig, strerror(errno));
+    return;
+  }
   TCCL_INFO(kLogInit, "flight recorder dumps on signal %d", sig);
 }
 

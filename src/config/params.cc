@@ -1,5 +1,9 @@
 #include "config/params.h"
 
+#include <csignal>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -9,7 +13,16 @@
 
 namespace tccl {
 
-// The registry. Defaults carry their reasoning in the description so no constant is unexplained.
+// Bounds of the integer parameters' ranges: each says why where the type's own limit is not it.
+constexpr int64_t kIntMax = INT32_MAX;     // read into an int
+constexpr int64_t kInt64Max = INT64_MAX;
+constexpr int64_t kGiB = int64_t(1) << 30;
+constexpr int64_t kTiB = int64_t(1) << 40;
+constexpr int64_t kMi = int64_t(1) << 20;
+constexpr int64_t kLastSignal = NSIG - 1;  // signal numbers run 1 .. NSIG - 1
+
+// The registry. Defaults carry their reasoning in the description so no constant is unexplained;
+// after an Int's description, its accepted range.
 static const ParamInfo kParams[] = {
     {"DEBUG", ParamType::String, "WARN", "Log level: NONE, WARN, INFO or TRACE."},
     {"DEBUG_SUBSYS", ParamType::String, "ALL",
@@ -20,50 +33,60 @@ static const ParamInfo kParams[] = {
      "Config file of NAME=value lines read before the environment (default ~/.tccl.conf)."},
     {"TIMEOUT", ParamType::Int, "600",
      "Deadline in seconds for every blocking step (bootstrap, connect, each collective). 600 s "
-     "matches the default watchdog of PyTorch process groups, long enough for slow job starts."},
+     "matches the default watchdog of PyTorch process groups, long enough for slow job starts.",
+     1, kIntMax},  // as tcclConfig_t.timeoutSec, an int
     {"DETERMINISM", ParamType::String, "strict",
      "Determinism level: strict (canonical order) or run (same bits run to run)."},
     {"CUDA_DEVICE", ParamType::Int, "-1",
      "Memory domain of new communicators whose config leaves cudaDevice undefined: -1 host memory, "
-     "-2 the calling thread's current CUDA device, N device N (docs/gpu.md)."},
+     "-2 the calling thread's current CUDA device, N device N (docs/gpu.md).",
+     -2, kIntMax},  // an int ordinal
     {"CUDA_AREA_BYTES", ParamType::Int, "33554432",
      "Bytes of each of the two device areas per rank of a CUDA communicator (the IPC window; the "
      "pinned staging buffers across hosts). A round moves at most this much per rank; 32 MiB keeps "
-     "the barriers of a round (~15 us with MPS) under 10% of the round at H100 memory bandwidth."},
+     "the barriers of a round (~15 us with MPS) under 10% of the round at H100 memory bandwidth.",
+     4096, kInt64Max},  // a page; above that the allocation itself says whether it fits
     {"ALGO", ParamType::String, "",
      "Algorithm override, NCCL grammar: 'ring;allreduce:ring', '^' excludes. Empty: automatic."},
     {"CHUNK_BYTES", ParamType::Int, "131072",
      "Pipelining slice in bytes. 128 KiB keeps a slice and its partner (two buffers per step) "
      "well inside a 512 KiB L2 while amortising per-step overhead (~1 us) to <2% at 10 GB/s. "
      "The direct algorithms, whose steps move a slice to or from each of N-1 peers, use "
-     "min(this, 2x this / (N-1)), keeping a step's slices within four of these (docs/performance.md)."},
+     "min(this, 2x this / (N-1)), keeping a step's slices within four of these (docs/performance.md).",
+     64, kGiB},  // a cache line; 1 GiB keeps N slices' scratch arithmetic far from overflow
     {"SHM_RING_BYTES", ParamType::Int, "1048576",
      "Bytes of each directed shared-memory channel. Must hold several slices so a sender runs "
-     "ahead of its receiver; 1 MiB = 8 default slices."},
+     "ahead of its receiver; 1 MiB = 8 default slices.",
+     4096, kGiB},  // a page; each of N*(N-1) rings lives in one shared segment
     {"SHM_RING_RESTART", ParamType::Int, "-1",
      "Whether a message that finds its shared-memory ring empty may start over at the ring's start "
      "(its hot lines then two messages' worth, not the whole ring): -1 where the rings an operation "
      "writes outgrow a quarter of the last-level cache, 0 never, 1 always (docs/performance.md, "
-     "\"Rings that start over\")."},
+     "\"Rings that start over\").",
+     -1, 1},
     {"CACHE_BYTES", ParamType::Int, "0",
      "Bytes of the last-level cache that the rules depending on it assume (stores past the cache, "
      "ring restarts, the all-to-all's copy path); 0: read from sysfs (cpu0's highest data cache "
      "level). Set it where the machine reports another size than its ranks share (a VM may show "
-     "the host's cache, or a slice of it); read once per process."},
+     "the host's cache, or a slice of it); read once per process.",
+     0, kTiB},  // above any cache built; keeps products with rank counts in 64 bits
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
     {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "
      "buffer when it can (ranks as threads; tcclMemAlloc buffers; tcclCommRegister'ed buffers via "
      "CMA) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
      "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md). On a host "
-     "whose pairs' rings outgrow the last-level cache, from the smaller of this and 128 KiB."},
+     "whose pairs' rings outgrow the last-level cache, from the smaller of this and 128 KiB.",
+     0, kInt64Max},
     {"SPIN_US", ParamType::Int, "20",
      "Microseconds a waiting rank polls before it yields and then sleeps; about the cost of "
-     "two context switches, so spinning longer never beats handing the core over."},
+     "two context switches, so spinning longer never beats handing the core over.",
+     0, kIntMax},  // the waiter keeps microseconds in an int
     {"YIELD_US", ParamType::Int, "1000",
      "Microseconds a waiting rank yields its core before it sleeps on a futex or poll. Yielding "
      "keeps hand-over latency at ~1 us when ranks outnumber cores; 1 ms covers several scheduler "
-     "slices of the other ranks, and a rank idle longer than that sleeps."},
+     "slices of the other ranks, and a rank idle longer than that sleeps.",
+     0, kIntMax},  // the waiter keeps microseconds in an int
     {"TUNING_FILE", ParamType::String, "",
      "Cache file of the measured machine model (copy and reduce bandwidth, hand-over latency) that "
      "algorithm selection uses; default ~/.cache/tccl/machine-<cpu hash>.txt, written on first use; "
@@ -72,7 +95,8 @@ static const ParamInfo kParams[] = {
      "Override the host identity (ranks with equal ids use shared memory); for tests."},
     {"BOOTSTRAP_PORT", ParamType::Int, "0",
      "Port of the bootstrap store for tcclCommInitFromEnv; 0: MASTER_PORT + 1 (MASTER_PORT itself "
-     "is torchrun's own store)."},
+     "is torchrun's own store).",
+     0, 65535},
     {"BOOTSTRAP_SECRET", ParamType::String, "",
      "Secret shared by all ranks for tcclCommInitFromEnv (tessera-run sets a random one)."},
     {"SOCKET_ADDR", ParamType::String, "",
@@ -80,10 +104,12 @@ static const ParamInfo kParams[] = {
      "bootstrap root."},
     {"FLIGHT_RECORDER_ENTRIES", ParamType::Int, "128",
      "Operations each communicator remembers for its flight recorder (dumped on error, on "
-     "tcclCommDumpFlightRecorder and on TCCL_FLIGHT_RECORDER_SIGNAL); 0 turns it off."},
+     "tcclCommDumpFlightRecorder and on TCCL_FLIGHT_RECORDER_SIGNAL); 0 turns it off.",
+     0, kMi},  // a million operations: the dump of more is never read
     {"FLIGHT_RECORDER_SIGNAL", ParamType::Int, "0",
      "Signal number (e.g. 10 for SIGUSR1) on which every communicator of the process dumps its "
-     "flight recorder to the log; 0: no handler is installed."},
+     "flight recorder to the log; 0: no handler is installed.",
+     0, kLastSignal},
 };
 
 namespace {
@@ -156,6 +182,35 @@ const ParamValue* Lookup(const char* name) {
   return nullptr;
 }
 
+// Case-insensitive words a Bool accepts.
+bool ParseBool(const std::string& text, bool* out) {
+  std::string t;
+  for (char c : text) t += (char)tolower((unsigned char)c);
+  if (t == "1" || t == "true" || t == "yes" || t == "on") *out = true;
+  else if (t == "0" || t == "false" || t == "no" || t == "off") *out = false;
+  else return false;
+  return true;
+}
+
+// What is wrong with a parameter's value for its type, as a sentence; "" when nothing is.
+std::string Problem(const ParamValue& v) {
+  const ParamInfo& p = *v.info;
+  const std::string at = "TCCL_" + std::string(p.name) + "='" + v.value + "' (" + v.source + ")";
+  if (p.type == ParamType::Bool) {
+    bool b;
+    return ParseBool(v.value, &b) ? "" : at + " is not a boolean: 0/1, true/false, yes/no or on/off";
+  }
+  if (p.type != ParamType::Int) return "";
+  const char* text = v.value.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const long long x = strtoll(text, &end, 0);
+  const std::string range = std::to_string(p.minValue) + " .. " + std::to_string(p.maxValue);
+  if (end == text || *end != '\0' || errno == ERANGE) return at + " is not an integer in " + range;
+  if (x < p.minValue || x > p.maxValue) return at + " is outside " + range;
+  return "";
+}
+
 }  // namespace
 
 std::string ParseConfText(const std::string& text,
@@ -194,14 +249,12 @@ void ReloadParams() {
 int64_t ParamInt(const char* name) {
   const ParamValue* v = Lookup(name);
   if (!v) return 0;
-  char* end = nullptr;
-  long long x = strtoll(v->value.c_str(), &end, 0);
-  if (end == v->value.c_str() || *end != '\0') {
-    fprintf(stderr, "TCCL WARN TCCL_%s='%s' is not an integer; using default %s\n", name,
-            v->value.c_str(), v->info->defaultValue);
+  const std::string problem = Problem(*v);
+  if (!problem.empty()) {
+    fprintf(stderr, "TCCL WARN %s; using the default %s\n", problem.c_str(), v->info->defaultValue);
     return strtoll(v->info->defaultValue, nullptr, 0);
   }
-  return x;
+  return strtoll(v->value.c_str(), nullptr, 0);
 }
 
 std::string ParamString(const char* name) {
@@ -210,8 +263,22 @@ std::string ParamString(const char* name) {
 }
 
 bool ParamBool(const char* name) {
-  std::string s = ParamString(name);
-  return s == "1" || s == "true" || s == "yes" || s == "on" || s == "TRUE";
+  const ParamValue* v = Lookup(name);
+  if (!v) return false;
+  bool b = false;
+  if (!ParseBool(v->value, &b)) {
+    fprintf(stderr, "TCCL WARN %s; using the default %s\n", Problem(*v).c_str(), v->info->defaultValue);
+    ParseBool(v->info->defaultValue, &b);
+  }
+  return b;
+}
+
+std::string CheckParamValues() {
+  for (const ParamValue& v : AllParams()) {
+    std::string problem = Problem(v);
+    if (!problem.empty()) return problem;
+  }
+  return "";
 }
 
 }  // namespace tccl

@@ -20,6 +20,9 @@ struct ParamInfo {
   ParamType type;
   const char* defaultValue;
   const char* description;
+  // Int only: the values accepted, inclusive. A value outside them fails communicator creation
+  // (CheckParamValues) instead of reaching code that would misread it.
+  int64_t minValue = 0, maxValue = 0;
 };
 
 struct ParamValue {
@@ -32,10 +35,17 @@ struct ParamValue {
 std::vector<ParamValue> AllParams();
 
 // Typed access; the name must be declared in the registry (an undeclared name is a bug and
-// returns the empty/zero value with a warning).
+// returns the empty/zero value with a warning). An Int that is not an integer or lies outside its
+// range, or a Bool that is not one of 0/1, true/false, yes/no, on/off, reads as its default with a
+// warning: a caller outside communicator creation still gets a value the code can use.
 int64_t ParamInt(const char* name);
 std::string ParamString(const char* name);
 bool ParamBool(const char* name);
+
+// "" when every parameter's value is one its type accepts; otherwise a sentence naming the first
+// that is not, its value, where it came from and what is accepted. Communicator creation fails
+// with it (tcclInvalidArgument), so a mistyped or out-of-range setting is reported, not guessed at.
+std::string CheckParamValues();
 
 // Re-reads environment and config file (tests change the environment).
 void ReloadParams();

@@ -63,8 +63,7 @@ Status CudaComm::Create(Communicator* host, int device, std::unique_ptr<DeviceCo
     if (p.hostId != self.hostId) c->ipc_ = false;
     sameProcess[r] = p.hostId == self.hostId && p.pid == self.pid && p.pidNs == self.pidNs;
   }
-  const int64_t area = ParamInt("CUDA_AREA_BYTES");
-  if (area < 4096) return InvalidArgument("TCCL_CUDA_AREA_BYTES=%lld is below the minimum of 4096", (long long)area);
+  const int64_t area = ParamInt("CUDA_AREA_BYTES");  // at least a page (its range in the registry)
   if (c->ipc_) {
     TCCL_RETURN_IF_ERROR(StreamMemOps::Get(&c->memops_));
     TCCL_RETURN_IF_ERROR(IpcWindow::Create(host->bootstrap(), me, N, sameProcess, (size_t)area, &c->window_));
