@@ -369,6 +369,14 @@ TEST(Api, ParametersOutsideTheirRangesAreClearErrors) {
   EXPECT_EQ(c[1], nullptr);
 }
 
+// An address that does not resolve is an error, not a silent fallback to another interface
+// (other hosts would be told an address the user did not ask for). ".invalid" never resolves.
+TEST(Api, UnresolvableSocketAddressIsAClearError) {
+  tccl_test::ScopedEnv addr("TCCL_SOCKET_ADDR", "no-such-host.invalid");
+  tcclUniqueId id;
+  EXPECT_REJECTED(tcclGetUniqueId(&id), tcclInvalidArgument, "TCCL_SOCKET_ADDR='no-such-host.invalid': cannot resolve");
+}
+
 TEST(Api, ErrorStringsAndVersion) {
   for (int r = 0; r < tcclNumResults; ++r) EXPECT_GT(strlen(tcclGetErrorString((tcclResult_t)r)), 5u);
   int v = 0;

@@ -8,11 +8,13 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "algorithms/registry.h"
 #include "tuning/cost_model.h"
 #include "bootstrap/launcher_env.h"
 #include "config/params.h"
+#include "core/log.h"
 
 namespace tccl {
 namespace {
@@ -128,6 +130,75 @@ TEST(Params, IntegersOutsideTheirRangesAreNamed) {
   }
 }
 
+// The words of TCCL_DEBUG, TCCL_DEBUG_SUBSYS and TCCL_DETERMINISM in any case; anything else named.
+TEST(Params, VocabulariesTakeTheirWordsInAnyCase) {
+  EnvGuard env;
+  const std::vector<std::pair<const char*, std::vector<const char*>>> good = {
+      {"TCCL_DEBUG", {"info", "Trace", "NONE", " warn "}},
+      {"TCCL_DEBUG_SUBSYS", {"", "ALL", "^init, Coll", "net,SHM,boot,tuning"}},
+      {"TCCL_DETERMINISM", {"strict", "RUN"}}};
+  for (const auto& [var, values] : good) {
+    for (const char* v : values) {
+      env.Set(var, v);
+      EXPECT_EQ(CheckParamValues(), "") << var << "=" << v;
+    }
+    env.Set(var, nullptr);
+  }
+  const std::vector<std::tuple<const char*, const char*, const char*>> bad = {
+      {"TCCL_DEBUG", "verbose", "TCCL_DEBUG='verbose' (environment) is not one of NONE,WARN,INFO,TRACE"},
+      {"TCCL_DEBUG", "INFO,WARN", "is not one of"},
+      {"TCCL_DEBUG_SUBSYS", "INIT,FOO", "TCCL_DEBUG_SUBSYS='INIT,FOO' (environment) names 'FOO', not one of"},
+      {"TCCL_DEBUG_SUBSYS", "INIT,,COLL", "names '', not one of"},
+      {"TCCL_DETERMINISM", "fast", "TCCL_DETERMINISM='fast' (environment) is not one of strict,run"}};
+  for (const auto& [var, v, words] : bad) {
+    env.Set(var, v);
+    EXPECT_NE(CheckParamValues().find(words), std::string::npos) << CheckParamValues();
+    env.Set(var, nullptr);
+  }
+}
+
+// The log takes the same words in any case: TCCL_DEBUG=info turns INFO on, as NCCL_DEBUG=info does.
+TEST(Params, LogTakesItsWordsInAnyCase) {
+  {
+    EnvGuard env;
+    env.Set("TCCL_DEBUG", "info");
+    env.Set("TCCL_DEBUG_SUBSYS", " tuning,Coll ");
+    ReloadLogConfig();
+    EXPECT_TRUE(LogEnabled(LogLevel::Info, kLogTuning));
+    EXPECT_TRUE(LogEnabled(LogLevel::Info, kLogColl));
+    EXPECT_FALSE(LogEnabled(LogLevel::Info, kLogShm));
+    EXPECT_FALSE(LogEnabled(LogLevel::Trace, kLogTuning));
+    env.Set("TCCL_DEBUG_SUBSYS", "^Shm");
+    ReloadLogConfig();
+    EXPECT_TRUE(LogEnabled(LogLevel::Info, kLogTuning));
+    EXPECT_FALSE(LogEnabled(LogLevel::Info, kLogShm));
+  }
+  ReloadLogConfig();  // back to the environment the guard restored
+}
+
+// A config file line that cannot be read, or a TCCL_CONF_FILE that cannot be opened, is reported;
+// a missing ~/.tccl.conf is not.
+TEST(Params, ConfigFileProblemsAreReported) {
+  EnvGuard env;
+  char dir[] = "/tmp/tccl-home-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  env.Set("HOME", dir);
+  env.Set("TCCL_CONF_FILE", nullptr);
+  EXPECT_EQ(CheckParamValues(), "");
+  const std::string missing = std::string(dir) + "/absent.conf";
+  env.Set("TCCL_CONF_FILE", missing.c_str());
+  EXPECT_EQ(CheckParamValues(), "TCCL_CONF_FILE='" + missing + "' (environment) cannot be read: No such file or directory");
+  const std::string bad = std::string(dir) + "/bad.conf";
+  std::ofstream(bad) << "TIMEOUT=5\nTIMOUT=6\n";
+  env.Set("TCCL_CONF_FILE", bad.c_str());
+  EXPECT_EQ(CheckParamValues(), "config file " + bad + ": line 2: unknown parameter 'TIMOUT'");
+  std::ofstream(bad) << "TIMEOUT=0\n";
+  ReloadParams();
+  EXPECT_EQ(CheckParamValues(), "TCCL_TIMEOUT='0' (config file " + bad + ") is outside 1 .. 2147483647");
+  unlink(bad.c_str());
+  rmdir(dir);
+}
+
 TEST(Params, BooleansTakeTheUsualWordsInAnyCase) {
   EnvGuard env;
   for (const char* yes : {"1", "true", "Yes", "ON"}) {
@@ -153,19 +224,13 @@ TEST(ConfigDocs, EnvMdListsExactlyTheRegistry) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  // name | type | `default` | accepted | meaning; an integer's accepted cell is `min .. max`.
+  // name | type | `default` | accepted | meaning
   std::regex row(R"(\| `TCCL_(\w+)` \| \w+ \| `([^`]*)` \| ([^|]*) \|)");
   std::map<std::string, std::string> documented;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it)
     documented[(*it)[1]] = std::string((*it)[2]) + " " + std::string((*it)[3]);
   std::map<std::string, std::string> registry;
-  for (const ParamValue& p : AllParams()) {
-    const ParamInfo& i = *p.info;
-    registry[i.name] = std::string(i.defaultValue) + " " +
-                       (i.type == ParamType::Int    ? "`" + std::to_string(i.minValue) + " .. " + std::to_string(i.maxValue) + "`"
-                        : i.type == ParamType::Bool ? "0/1, true/false, yes/no, on/off"
-                                                    : "text");
-  }
+  for (const ParamValue& p : AllParams()) registry[p.info->name] = std::string(p.info->defaultValue) + " " + ParamAccepted(*p.info);
   EXPECT_EQ(documented, registry);
 }
 

@@ -35,10 +35,10 @@ static void PrintVersion() {
 
 // The table, then (on stderr, with a false return) the first value a communicator would refuse.
 static bool PrintParams() {
-  printf("%-22s %-12s %-28s %s\n", "parameter", "value", "source", "description");
+  printf("%-22s %-12s %-28s %-32s %s\n", "parameter", "value", "source", "accepted", "description");
   for (const ParamValue& p : AllParams())
-    printf("TCCL_%-17s %-12s %-28s %s\n", p.info->name, p.value.empty() ? "\"\"" : p.value.c_str(),
-           p.source.c_str(), p.info->description);
+    printf("TCCL_%-17s %-12s %-28s %-32s %s\n", p.info->name, p.value.empty() ? "\"\"" : p.value.c_str(),
+           p.source.c_str(), ParamAccepted(*p.info).c_str(), p.info->description);
   const std::string problem = CheckParamValues();
   if (problem.empty()) return true;
   fprintf(stderr, "tccl-info: %s: communicator creation would fail with tcclInvalidArgument\n", problem.c_str());

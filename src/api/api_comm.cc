@@ -49,7 +49,8 @@ tcclResult_t tcclGetUniqueId(tcclUniqueId* uniqueId) {
     UniqueIdData d;
     RandomBytes(d.secret, sizeof(d.secret));
     RandomBytes(&d.commId, sizeof(d.commId));
-    uint32_t ip = DefaultLocalIp();
+    uint32_t ip = 0;
+    TCCL_RETURN_IF_ERROR(DefaultLocalIp(&ip));
     SockAddr bound;
     // Listen on every interface; advertise the one other hosts can reach.
     TCCL_RETURN_IF_ERROR(StartStoreServer(htonl(INADDR_ANY), 0, d.secret, &bound));

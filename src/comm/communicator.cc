@@ -62,6 +62,7 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
   s.timeoutSec = (double)ParamInt("TIMEOUT");
   s.algo = ParamString("ALGO");
   std::string det = ParamString("DETERMINISM");
+  for (char& ch : det) ch = (char)tolower((unsigned char)ch);  // any case, as the registry checks it
   if (det == "strict") s.determinism = tcclDeterminismStrict;
   else if (det == "run") s.determinism = tcclDeterminismRun;
   else return InvalidArgument("TCCL_DETERMINISM='%s' is not one of strict, run", det.c_str());
@@ -125,7 +126,8 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   // Listen for TCP peers on the address that reaches the bootstrap root.
   int listenFd = -1;
   SockAddr bound;
-  uint32_t ip = ParamString("SOCKET_ADDR").empty() ? boot_->store()->LocalIp() : DefaultLocalIp();
+  uint32_t ip = boot_->store()->LocalIp();
+  if (!ParamString("SOCKET_ADDR").empty()) TCCL_RETURN_IF_ERROR(DefaultLocalIp(&ip));
   TCCL_RETURN_IF_ERROR(Listen(ip, 0, &listenFd, &bound));
   struct Closer {
     int fd;

@@ -1,5 +1,6 @@
 #include "config/params.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cctype>
 #include <cerrno>
@@ -112,12 +113,27 @@ static const ParamInfo kParams[] = {
      0, kLastSignal},
 };
 
+// The words a String parameter with a fixed vocabulary takes, in any case (NCCL compares its
+// NCCL_DEBUG and NCCL_DEBUG_SUBSYS so). A `list` takes a comma list of them, optionally after a
+// '^' that excludes what it names; an empty list means every word.
+struct Vocabulary {
+  const char* param;
+  const char* words;
+  bool list;
+};
+static const Vocabulary kVocabularies[] = {
+    {"DEBUG", "NONE,WARN,INFO,TRACE", false},
+    {"DEBUG_SUBSYS", "INIT,COLL,NET,SHM,BOOT,TUNING,ALL", true},
+    {"DETERMINISM", "strict,run", false},
+};
+
 namespace {
 
 struct Registry {
   std::mutex mu;
   bool loaded = false;
   std::vector<ParamValue> values;
+  std::string fileProblem;  // what could not be read or parsed in the config file, or ""
 };
 
 Registry& Reg() {
@@ -146,14 +162,22 @@ void LoadLocked(Registry& r) {
   if (path.empty()) {
     if (const char* home = getenv("HOME")) path = std::string(home) + "/.tccl.conf";
   }
+  r.fileProblem.clear();
+  errno = 0;
   std::ifstream in(path);
   if (in) {
     std::stringstream ss;
     ss << in.rdbuf();
     std::vector<std::pair<std::string, std::string>> kv;
     std::string err = ParseConfText(ss.str(), &kv);
-    if (!err.empty()) fprintf(stderr, "TCCL WARN config file %s: %s\n", path.c_str(), err.c_str());
+    if (!err.empty()) {
+      r.fileProblem = "config file " + path + ": " + err;
+      fprintf(stderr, "TCCL WARN %s; its lines from there on are not read\n", r.fileProblem.c_str());
+    }
     for (auto& [k, v] : kv) fromFile[k] = {v, "config file " + path};
+  } else if (getenv("TCCL_CONF_FILE") && *getenv("TCCL_CONF_FILE")) {
+    // ~/.tccl.conf is optional; a file named explicitly is not.
+    r.fileProblem = "TCCL_CONF_FILE='" + path + "' (environment) cannot be read: " + (errno ? strerror(errno) : "open failed");
   }
   for (const ParamInfo& p : kParams) {
     ParamValue v{&p, p.defaultValue, "default"};
@@ -192,20 +216,54 @@ bool ParseBool(const std::string& text, bool* out) {
   return true;
 }
 
+std::string Upper(std::string s) {
+  for (char& c : s) c = (char)toupper((unsigned char)c);
+  return s;
+}
+
+// Whether `value` is one of the comma-separated `words` (any case, spaces around it ignored).
+bool IsOneOf(const std::string& value, const char* words) {
+  const std::string w = "," + Upper(words) + ",";
+  const std::string v = Upper(Trim(value));
+  return !v.empty() && v.find(',') == std::string::npos && w.find("," + v + ",") != std::string::npos;
+}
+
+// What is wrong with a String of a fixed vocabulary, or "".
+std::string VocabularyProblem(const std::string& value, const Vocabulary& voc) {
+  if (!voc.list) return IsOneOf(value, voc.words) ? "" : std::string("is not one of ") + voc.words;
+  std::string rest = Trim(value);
+  if (!rest.empty() && rest[0] == '^') rest = rest.substr(1);
+  if (Trim(rest).empty()) return "";
+  for (size_t pos = 0; pos <= rest.size();) {
+    size_t comma = std::min(rest.find(',', pos), rest.size());
+    if (!IsOneOf(rest.substr(pos, comma - pos), voc.words))
+      return "names '" + Trim(rest.substr(pos, comma - pos)) + "', not one of " + voc.words;
+    pos = comma + 1;
+  }
+  return "";
+}
+
 // What is wrong with a parameter's value for its type, as a sentence; "" when nothing is.
 std::string Problem(const ParamValue& v) {
   const ParamInfo& p = *v.info;
   const std::string at = "TCCL_" + std::string(p.name) + "='" + v.value + "' (" + v.source + ")";
+  if (p.type == ParamType::String) {
+    for (const Vocabulary& voc : kVocabularies) {
+      if (strcmp(voc.param, p.name) != 0) continue;
+      const std::string problem = VocabularyProblem(v.value, voc);
+      return problem.empty() ? "" : at + " " + problem;
+    }
+    return "";
+  }
   if (p.type == ParamType::Bool) {
     bool b;
-    return ParseBool(v.value, &b) ? "" : at + " is not a boolean: 0/1, true/false, yes/no or on/off";
+    return ParseBool(v.value, &b) ? "" : at + " is not a boolean: " + ParamAccepted(p);
   }
-  if (p.type != ParamType::Int) return "";
   const char* text = v.value.c_str();
   char* end = nullptr;
   errno = 0;
   const long long x = strtoll(text, &end, 0);
-  const std::string range = std::to_string(p.minValue) + " .. " + std::to_string(p.maxValue);
+  const std::string range = ParamAccepted(p);
   if (end == text || *end != '\0' || errno == ERANGE) return at + " is not an integer in " + range;
   if (x < p.minValue || x > p.maxValue) return at + " is outside " + range;
   return "";
@@ -273,7 +331,22 @@ bool ParamBool(const char* name) {
   return b;
 }
 
+std::string ParamAccepted(const ParamInfo& p) {
+  if (p.type == ParamType::Int) return std::to_string(p.minValue) + " .. " + std::to_string(p.maxValue);
+  if (p.type == ParamType::Bool) return "0/1, true/false, yes/no, on/off";
+  for (const Vocabulary& voc : kVocabularies)
+    if (strcmp(voc.param, p.name) == 0)
+      return std::string(voc.list ? "comma list of " : "one of ") + voc.words + (voc.list ? ", ^ excludes" : "") + " (any case)";
+  return "text";
+}
+
 std::string CheckParamValues() {
+  {
+    Registry& r = Reg();
+    std::lock_guard<std::mutex> g(r.mu);
+    if (!r.loaded) LoadLocked(r);
+    if (!r.fileProblem.empty()) return r.fileProblem;
+  }
   for (const ParamValue& v : AllParams()) {
     std::string problem = Problem(v);
     if (!problem.empty()) return problem;

@@ -47,6 +47,10 @@ bool ParamBool(const char* name);
 // with it (tcclInvalidArgument), so a mistyped or out-of-range setting is reported, not guessed at.
 std::string CheckParamValues();
 
+// What a parameter accepts, as docs/env.md's "accepted" column and tccl-info -c print it: an
+// Int's "min .. max", a Bool's words, a String's vocabulary where it has one, else "text".
+std::string ParamAccepted(const ParamInfo& p);
+
 // Re-reads environment and config file (tests change the environment).
 void ReloadParams();
 

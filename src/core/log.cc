@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -36,6 +37,14 @@ LogConfig& Cfg() {
   return c;
 }
 
+// Upper case, without spaces: the words are compared in any case, as NCCL does.
+std::string Word(const std::string& s) {
+  std::string w;
+  for (char c : s)
+    if (c != ' ' && c != '\t') w += (char)toupper((unsigned char)c);
+  return w;
+}
+
 unsigned SubsysBit(const std::string& name) {
   if (name == "INIT") return kLogInit;
   if (name == "COLL") return kLogColl;
@@ -61,12 +70,12 @@ const char* SubsysName(unsigned s) {
 
 void LoadLocked(LogConfig& c) {
   gethostname(c.host, sizeof(c.host) - 1);
-  std::string lvl = ParamString("DEBUG");
+  const std::string lvl = Word(ParamString("DEBUG"));
   c.level = lvl == "NONE" ? LogLevel::None
           : lvl == "INFO" ? LogLevel::Info
           : lvl == "TRACE" ? LogLevel::Trace
                            : LogLevel::Warn;
-  std::string subs = ParamString("DEBUG_SUBSYS");
+  std::string subs = Word(ParamString("DEBUG_SUBSYS"));
   bool exclude = !subs.empty() && subs[0] == '^';
   c.named = 0;
   if (exclude) subs = subs.substr(1);
@@ -99,6 +108,8 @@ void LoadLocked(LogConfig& c) {
       }
     }
     if (FILE* f = fopen(path.c_str(), "a")) c.out = f;
+    else fprintf(stderr, "%s:%d TCCL WARN TCCL_DEBUG_FILE: cannot open %s (%s); logging to stderr\n", c.host, (int)getpid(),
+                 path.c_str(), strerror(errno));
   }
 }
 

@@ -55,10 +55,14 @@ Status ResolveIpv4(const std::string& host, uint32_t* ip) {
   return Status::Ok();
 }
 
-uint32_t DefaultLocalIp() {
-  std::string forced = ParamString("SOCKET_ADDR");
+Status DefaultLocalIp(uint32_t* out) {
+  const std::string forced = ParamString("SOCKET_ADDR");
+  if (!forced.empty()) {
+    Status st = ResolveIpv4(forced, out);
+    if (!st.ok()) return InvalidArgument("TCCL_SOCKET_ADDR='%s': %s", forced.c_str(), st.message().c_str());
+    return Status::Ok();
+  }
   uint32_t ip = 0;
-  if (!forced.empty() && ResolveIpv4(forced, &ip).ok()) return ip;
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) == 0) {
     for (ifaddrs* i = list; i; i = i->ifa_next) {
@@ -69,7 +73,8 @@ uint32_t DefaultLocalIp() {
     }
     freeifaddrs(list);
   }
-  return ip ? ip : htonl(INADDR_LOOPBACK);
+  *out = ip ? ip : htonl(INADDR_LOOPBACK);
+  return Status::Ok();
 }
 
 static void SetCommonOptions(int fd) {

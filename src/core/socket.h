@@ -19,9 +19,9 @@ struct SockAddr {
 
 // Resolves a host name or dotted quad to an IPv4 address.
 Status ResolveIpv4(const std::string& host, uint32_t* ip);
-// Address other hosts should use to reach this one: TCCL_SOCKET_ADDR, else the first up,
-// non-loopback IPv4 interface, else 127.0.0.1.
-uint32_t DefaultLocalIp();
+// Address other hosts should use to reach this one: TCCL_SOCKET_ADDR (an error when it does not
+// resolve), else the first up, non-loopback IPv4 interface, else 127.0.0.1.
+Status DefaultLocalIp(uint32_t* ip);
 
 Status Listen(uint32_t ip, uint16_t port, int* fd, SockAddr* bound);
 // Connects, retrying refused connections until the deadline (the peer may not listen yet).
