@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -168,7 +169,7 @@ void Json(Job& job, const char* coll, const Shape& s, tcclDataType_t dt, const c
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int Run(int argc, char** argv) {
   Args args;
   std::string err = ParseArgs(argc, argv, &args);
   const Coll* coll = err.empty() ? FindColl(args.collective) : nullptr;
@@ -204,8 +205,15 @@ int main(int argc, char** argv) {
     CHECK_TCCL(tcclMemAlloc(reinterpret_cast<void**>(&sendPtr), maxBufBytes));
     CHECK_TCCL(tcclMemAlloc(reinterpret_cast<void**>(&recvPtr), maxBufBytes));
   } else {
-    sendVec.resize(maxBufBytes);
-    recvVec.resize(maxBufBytes);
+    try {
+      sendVec.resize(maxBufBytes);
+      recvVec.resize(maxBufBytes);
+    } catch (const std::bad_alloc&) {
+      fprintf(stderr, "tessera-perf rank %d: cannot allocate two host buffers of %zu bytes for -e %zu\n", job.rank,
+              maxBufBytes, args.maxBytes);
+      tcclCommDestroy(job.comm);
+      return 1;
+    }
     sendPtr = sendVec.data();
     recvPtr = recvVec.data();
     if (args.registration == 2) {
@@ -335,4 +343,14 @@ int main(int argc, char** argv) {
     tcclMemFree(recvPtr);
   }
   return totalWrong ? 1 : 0;
+}
+
+// Memory the output check or the sweep could not get is reported, not an abort.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    fprintf(stderr, "tessera-perf: out of host memory (try a smaller -e)\n");
+    return 1;
+  }
 }
