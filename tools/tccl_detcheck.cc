@@ -34,13 +34,17 @@ const size_t kCounts[] = {1, 1000, 65537, 1 << 20};
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const bool quick = argc == 2 && !strcmp(argv[1], "--quick");
+  if (argc > 2 || (argc == 2 && !quick)) {
+    fprintf(stderr, "usage: tccl-detcheck [--quick]   (under a launcher, e.g. tessera-run -n N tccl-detcheck)\n");
+    return 2;
+  }
   tcclComm_t world;
   tcclResult_t rc = tcclCommInitFromEnv(&world, nullptr);
-  if (rc == tcclInvalidUsage) {
+  if (rc == tcclInvalidUsage) {  // no launcher: one rank
     tcclUniqueId id;
-    tcclGetUniqueId(&id);
-    rc = tcclCommInitRank(&world, 1, id, 0);
+    rc = tcclGetUniqueId(&id);
+    if (rc == tcclSuccess) rc = tcclCommInitRank(&world, 1, id, 0);
   }
   if (rc != tcclSuccess) {
     fprintf(stderr, "tccl-detcheck: init failed: %s\n", tcclGetLastError(nullptr));
