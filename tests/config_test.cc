@@ -491,6 +491,14 @@ TEST(LauncherEnv, ReadsEachLauncher) {
   env.Set("WORLD_SIZE", "2");
   env.Set("MASTER_PORT", "http");
   EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidArgument);
+  // The last port leaves none for tccl's store (MASTER_PORT + 1) unless TCCL_BOOTSTRAP_PORT names one.
+  env.Set("MASTER_PORT", "65535");
+  EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidArgument);
+  env.Set("TCCL_BOOTSTRAP_PORT", "29600");
+  EXPECT_TRUE(ReadLauncherEnv(&li).ok());
+  env.Set("TCCL_BOOTSTRAP_PORT", nullptr);
+  env.Set("MASTER_PORT", "65536");
+  EXPECT_EQ(ReadLauncherEnv(&li).code(), tcclInvalidArgument);
 
   for (const char* v : all) env.Set(v, nullptr);
   env.Set("PMI_RANK", "0");

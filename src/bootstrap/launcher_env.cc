@@ -75,8 +75,11 @@ Status ReadLauncherEnv(LaunchInfo* out) {
                         "mpirun or srun");
   if (const char* a = Env("MASTER_ADDR")) li.masterAddr = a;
   if (const char* p = Env("MASTER_PORT")) {
-    if (!ParseInt(p, &li.masterPort) || li.masterPort <= 0 || li.masterPort > 65534)
+    if (!ParseInt(p, &li.masterPort) || li.masterPort <= 0 || li.masterPort > 65535)
       return InvalidArgument("MASTER_PORT=%s is not a valid port", p);
+    // tccl's store takes MASTER_PORT + 1 unless TCCL_BOOTSTRAP_PORT names one (AgreeOnUniqueId).
+    if (li.masterPort == 65535 && ParamInt("BOOTSTRAP_PORT") == 0)
+      return InvalidArgument("MASTER_PORT=65535 leaves no port for tccl's store (MASTER_PORT + 1); set TCCL_BOOTSTRAP_PORT");
   }
   for (char& c : li.jobKey)
     if (c == '/' || c == ' ') c = '_';
