@@ -1,5 +1,5 @@
-// Fuzz target: the text a user controls — config file lines, the TCCL_ALGO grammar, a unique id
-// received from another process, and launcher environment variables.
+// Fuzz target: the text a user controls — config file lines and the values they set, the TCCL_ALGO
+// grammar, a unique id received from another process, and launcher environment variables.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +15,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<std::pair<std::string, std::string>> kv;
   tccl::ParseConfText(text, &kv);
+  // The values the file's lines set, checked as communicator creation checks them.
+  for (const auto& [name, value] : kv) {
+    const std::string var = "TCCL_" + name;
+    setenv(var.c_str(), value.c_str(), 1);
+    tccl::ReloadParams();
+    tccl::CheckParamValues();
+    unsetenv(var.c_str());
+  }
+  if (!kv.empty()) tccl::ReloadParams();
   tccl::AlgoFilter filter;
   tccl::ParseAlgoFilter(text, &filter);
   tcclUniqueId id;
