@@ -57,7 +57,8 @@ static const ParamInfo kParams[] = {
      64, kGiB},  // a cache line; 1 GiB keeps N slices' scratch arithmetic far from overflow
     {"SHM_RING_BYTES", ParamType::Int, "1048576",
      "Bytes of each directed shared-memory channel. Must hold several slices so a sender runs "
-     "ahead of its receiver; 1 MiB = 8 default slices.",
+     "ahead of its receiver; 1 MiB = 8 default slices. A host's L ranks keep L*(L-1) of them in "
+     "/dev/shm: 57 MiB at 8 ranks, inside a container's default 64 MiB.",
      4096, kGiB},  // a page; each of N*(N-1) rings lives in one shared segment
     {"SHM_RING_RESTART", ParamType::Int, "-1",
      "Whether a message that finds its shared-memory ring empty may start over at the ring's start "

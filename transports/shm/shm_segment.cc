@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -28,6 +29,19 @@ Status ShmSegment::Create(const std::string& name, size_t bytes) {
     close(fd);
     return SystemError("cannot size shared memory %s to %zu bytes: %s (is /dev/shm full?)",
                        name.c_str(), bytes, strerror(e));
+  }
+  // Reserve every page now. tmpfs grants ftruncate a size beyond its free space and then raises
+  // SIGBUS at the first touch of a page it cannot back (MAP_POPULATE does not report it): 8 ranks
+  // in a container's default 64 MiB /dev/shm were killed so.
+  if (int e = posix_fallocate(fd, 0, (off_t)bytes)) {
+    close(fd);
+    Unlink();
+    struct statvfs fs {};
+    const double freeMiB = statvfs("/dev/shm", &fs) == 0 ? (double)fs.f_bavail * fs.f_frsize / (1 << 20) : -1;
+    return SystemError("cannot reserve %zu bytes (%.1f MiB) of shared memory for %s: %s; /dev/shm has %.1f MiB "
+                       "free. Enlarge it (a container's default is 64 MiB: docker run --shm-size=1g) or lower "
+                       "TCCL_SHM_RING_BYTES (docs/env.md)",
+                       bytes, (double)bytes / (1 << 20), name.c_str(), strerror(e), freeMiB);
   }
   // MAP_POPULATE faults every page in now, at setup, instead of during the first collectives.
   base_ = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);

@@ -398,13 +398,21 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
   size_t L = localRanks.size();
   host->ringRestart_ = ringRestart;
   host->cacheBytes_ = LastLevelCacheBytes();
-  size_t bytes = kHeaderBytes + L * sizeof(Doorbell) + L * L * ShmChannel::BytesFor(host->ringBytes_);
+  // A channel per ordered pair of distinct local ranks (none to itself): 8 ranks with the default
+  // 1 MiB rings take 57 MiB, inside a container's default 64 MiB /dev/shm.
+  size_t bytes = kHeaderBytes + L * sizeof(Doorbell) + L * (L - 1) * ShmChannel::BytesFor(host->ringBytes_);
   bool leader = host->meIndex_ == 0;
   // Phase 1: the host leader creates; phase 2: the others map; phase 3: the name is removed so a
   // crash later leaves nothing behind in /dev/shm.
   Status created = leader ? host->seg_.Create(segName, bytes) : Status::Ok();
-  TCCL_RETURN_IF_ERROR(boot.Barrier());
+  // Every rank learns whether its host's segment exists (an all-gather instead of a barrier), so a
+  // leader's failure ends every rank's setup at once instead of leaving its peers to time out.
+  std::vector<std::string> creation;
+  TCCL_RETURN_IF_ERROR(boot.AllGather(created.ok() ? std::string() : created.message(), &creation));
   TCCL_RETURN_IF_ERROR(created);
+  if (!creation[localRanks[0]].empty())
+    return SystemError("rank %d (this host's first rank) could not create the host's shared memory: %s",
+                       localRanks[0], creation[localRanks[0]].c_str());
   Status opened = leader ? Status::Ok() : host->seg_.Open(segName, bytes);
   TCCL_RETURN_IF_ERROR(boot.Barrier());
   if (leader) host->seg_.Unlink();
@@ -467,9 +475,11 @@ Doorbell* ShmHost::DoorbellOf(int index) const {
 Doorbell* ShmHost::MyDoorbell() { return DoorbellOf(meIndex_); }
 
 unsigned char* ShmHost::ChannelBase(int from, int to) const {
-  size_t L = localRanks_.size();
+  // Row `from` holds its L - 1 channels to the other ranks, in rank order, skipping itself.
+  const size_t L = localRanks_.size();
   unsigned char* chans = static_cast<unsigned char*>(seg_.data()) + kHeaderBytes + L * sizeof(Doorbell);
-  return chans + (from * L + to) * ShmChannel::BytesFor(ringBytes_);
+  const size_t column = (size_t)(to < from ? to : to - 1);
+  return chans + ((size_t)from * (L - 1) + column) * ShmChannel::BytesFor(ringBytes_);
 }
 
 std::unique_ptr<Connection> ShmHost::ConnectionTo(int peerRank, bool eachRankHasACore) {

@@ -101,7 +101,7 @@ class ShmHost {
 
  private:
   int IndexOf(int rank) const;
-  unsigned char* ChannelBase(int from, int to) const;
+  unsigned char* ChannelBase(int from, int to) const;  // from != to: no channel to itself
   Doorbell* DoorbellOf(int index) const;
 
   ShmSegment seg_;
