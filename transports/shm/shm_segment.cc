@@ -22,7 +22,9 @@ Status ShmSegment::Create(const std::string& name, size_t bytes) {
     shm_unlink(name.c_str());
     fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
   }
-  if (fd < 0) return SystemError("shm_open(%s): %s", name.c_str(), strerror(errno));
+  if (fd < 0)
+    return SystemError("shm_open(%s): %s (TCCL_SHM_DISABLE=1 connects the ranks of a host over TCP instead)",
+                       name.c_str(), strerror(errno));
   owner_ = true;
   if (ftruncate(fd, (off_t)bytes) != 0) {
     int e = errno;
@@ -39,8 +41,8 @@ Status ShmSegment::Create(const std::string& name, size_t bytes) {
     struct statvfs fs {};
     const double freeMiB = statvfs("/dev/shm", &fs) == 0 ? (double)fs.f_bavail * fs.f_frsize / (1 << 20) : -1;
     return SystemError("cannot reserve %zu bytes (%.1f MiB) of shared memory for %s: %s; /dev/shm has %.1f MiB "
-                       "free. Enlarge it (a container's default is 64 MiB: docker run --shm-size=1g) or lower "
-                       "TCCL_SHM_RING_BYTES (docs/env.md)",
+                       "free. Enlarge it (a container's default is 64 MiB: docker run --shm-size=1g), lower "
+                       "TCCL_SHM_RING_BYTES, or set TCCL_SHM_DISABLE=1 (TCP between the host's ranks; docs/env.md)",
                        bytes, (double)bytes / (1 << 20), name.c_str(), strerror(e), freeMiB);
   }
   // MAP_POPULATE faults every page in now, at setup, instead of during the first collectives.
