@@ -97,6 +97,7 @@ void Register() {
 int main(int argc, char** argv) {
   Register();
   benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;  // a mistyped flag, not a full run
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
