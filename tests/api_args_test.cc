@@ -369,6 +369,59 @@ TEST(Api, ParametersOutsideTheirRangesAreClearErrors) {
   EXPECT_EQ(c[1], nullptr);
 }
 
+// A rank that cannot join (here its config is refused) abandons the bootstrap, so the others fail
+// at once naming it and why, instead of waiting for it until TCCL_TIMEOUT (30 s here).
+TEST(Api, ARankThatCannotJoinFailsTheOthersAtOnce) {
+  tccl_test::ScopedEnv timeout("TCCL_TIMEOUT", "30");
+  tcclUniqueId id;
+  ASSERT_EQ(tcclSuccess, tcclGetUniqueId(&id));
+  tcclComm_t c[3] = {nullptr, nullptr, nullptr};
+  tcclResult_t rc[3];
+  std::string err[3];
+  double took[3];
+  std::thread t[3];
+  for (int r = 0; r < 3; ++r)
+    t[r] = std::thread([&, r] {
+      const auto t0 = std::chrono::steady_clock::now();
+      tcclConfig_t cfg = TCCL_CONFIG_INITIALIZER;
+      if (r == 1) cfg.determinism = 7;
+      rc[r] = tcclCommInitRankConfig(&c[r], 3, id, r, &cfg);
+      err[r] = Last();
+      took[r] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
+  for (auto& x : t) x.join();
+  EXPECT_EQ(rc[1], tcclInvalidArgument);
+  for (int r : {0, 2}) {
+    EXPECT_EQ(rc[r], tcclRemoteError) << err[r];
+    EXPECT_NE(err[r].find("rank 1 of 3 (host "), std::string::npos) << err[r];
+    EXPECT_NE(err[r].find("could not join: config determinism 7 is not a tcclDeterminism_t"), std::string::npos) << err[r];
+    EXPECT_LT(took[r], 10.0);
+  }
+  for (tcclComm_t x : c) EXPECT_EQ(x, nullptr);
+}
+
+// Ranks that disagree on the communicator's size: the rank that sees it first abandons, so the
+// rank waiting for a third rank that will never come fails at once too.
+TEST(Api, RanksDisagreeingOnTheirCountFailAtOnce) {
+  tccl_test::ScopedEnv timeout("TCCL_TIMEOUT", "30");
+  tcclUniqueId id;
+  ASSERT_EQ(tcclSuccess, tcclGetUniqueId(&id));
+  tcclComm_t c[2] = {nullptr, nullptr};
+  tcclResult_t rc[2];
+  std::string err[2];
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread a([&] { rc[0] = tcclCommInitRank(&c[0], 2, id, 0); err[0] = Last(); });
+  std::thread b([&] { rc[1] = tcclCommInitRank(&c[1], 3, id, 1); err[1] = Last(); });
+  a.join();
+  b.join();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_NE(rc[0], tcclSuccess);
+  EXPECT_NE(rc[1], tcclSuccess);
+  EXPECT_NE(err[0].find("nranks=3 but this rank has nranks=2"), std::string::npos) << err[0];
+  EXPECT_NE(err[1].find("could not join"), std::string::npos) << err[1];
+  EXPECT_NE(err[1].find("nranks=3 but this rank has nranks=2"), std::string::npos) << err[1];
+}
+
 // An address that does not resolve is an error, not a silent fallback to another interface
 // (other hosts would be told an address the user did not ask for). ".invalid" never resolves.
 TEST(Api, UnresolvableSocketAddressIsAClearError) {

@@ -67,10 +67,17 @@ static Status InitRank(tcclComm_t* comm, int nranks, const tcclUniqueId& id, int
   if (nranks < 1) return InvalidArgument("tcclCommInitRank: nranks must be at least 1, got %d", nranks);
   if (rank < 0 || rank >= nranks)
     return InvalidArgument("tcclCommInitRank: rank %d is outside [0, %d)", rank, nranks);
-  CommSettings settings;
-  TCCL_RETURN_IF_ERROR(CommSettings::Resolve(config, &settings));
   UniqueIdData d;
   TCCL_RETURN_IF_ERROR(UnpackUniqueId(id, &d));
+  CommSettings settings;
+  const Status resolved = CommSettings::Resolve(config, &settings);
+  if (!resolved.ok()) {
+    // The other ranks wait for this one in the bootstrap: reach the store briefly to tell them.
+    std::shared_ptr<StoreClient> store;
+    if (StoreClient::Connect(d.Addr(), d.secret, Deadline::After(2.0), &store).ok())
+      Communicator::AbandonJoin(*store, d.commId, rank, nranks, resolved, 2.0);
+    return resolved;
+  }
   std::shared_ptr<StoreClient> store;
   TCCL_RETURN_IF_ERROR(StoreClient::Connect(d.Addr(), d.secret, Deadline::After(settings.timeoutSec), &store));
   std::unique_ptr<Communicator> c;
@@ -129,11 +136,14 @@ tcclResult_t tcclCommInitFromEnv(tcclComm_t* comm, tcclConfig_t* config) {
     if (!comm) return InvalidArgument("tcclCommInitFromEnv: comm is NULL");
     LaunchInfo li;
     TCCL_RETURN_IF_ERROR(ReadLauncherEnv(&li));
+    // A rank whose settings are refused still agrees on the id, so that InitRank can tell the
+    // others it will not join (they would wait for it until their deadline); InitRank returns why.
     CommSettings settings;
-    TCCL_RETURN_IF_ERROR(CommSettings::Resolve(config, &settings));
+    const double timeoutSec =
+        CommSettings::Resolve(config, &settings).ok() ? settings.timeoutSec : (double)ParamInt("TIMEOUT");
     tcclUniqueId id;
     std::string rdzvFile;
-    TCCL_RETURN_IF_ERROR(AgreeOnUniqueId(li, settings.timeoutSec, &id, &rdzvFile));
+    TCCL_RETURN_IF_ERROR(AgreeOnUniqueId(li, timeoutSec, &id, &rdzvFile));
     TCCL_INFO(kLogInit, "tcclCommInitFromEnv: launcher %s, rank %d of %d, local rank %d, rendezvous %s", li.launcher.c_str(),
               li.rank, li.size, li.localRank, li.masterAddr.empty() ? "file" : li.masterAddr.c_str());
     Status st = InitRank(comm, li.size, id, li.rank, config);

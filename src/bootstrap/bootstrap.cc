@@ -1,5 +1,9 @@
 #include "bootstrap/bootstrap.h"
 
+#include <cstring>
+
+#include "bootstrap/store_protocol.h"
+
 namespace tccl {
 
 Status Bootstrap::AllGather(const std::string& mine, std::vector<std::string>* all) {
@@ -16,8 +20,17 @@ Status Bootstrap::AllGather(const std::string& mine, std::vector<std::string>* a
     if (!st.ok())
       return Status(st.code(), "bootstrap all-gather: rank " + std::to_string(r) + " of " +
                                    std::to_string(nranks_) + " did not answer: " + st.message());
+    const std::string& got = (*all)[r];
+    const size_t prefix = strlen(kStoreFailedPrefix);
+    if (got.compare(0, prefix, kStoreFailedPrefix) == 0)
+      return RemoteError("bootstrap all-gather: %s", got.c_str() + prefix);
   }
   return Status::Ok();
+}
+
+void Bootstrap::Abandon(StoreClient& store, const std::string& ns, const std::string& reason,
+                        const Deadline& deadline) {
+  (void)store.Set(ns + "/" + kStoreFailedKey, kStoreFailedPrefix + reason, deadline);
 }
 
 Status Bootstrap::Barrier() {

@@ -6,6 +6,11 @@
 //
 // Limits protect the server from malformed or hostile peers: longer keys or values close the
 // connection.
+//
+// Abandonment: a key's namespace is the text before its first '/'. A Set of `<ns>/failed` (a rank
+// that will not come, and why) answers every Get of a key in that namespace, pending or later, whose
+// key does not exist, with that value: ranks waiting on a rank that failed learn it at once instead
+// of at their deadline (Bootstrap::Abandon).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +36,9 @@ struct StoreRequest {
 };
 
 constexpr uint32_t kStoreMaxKey = 1024;
+// The key under a namespace that abandons it, and the prefix of its value (no record starts so).
+constexpr char kStoreFailedKey[] = "failed";
+constexpr char kStoreFailedPrefix[] = "\x01tccl: a rank will not come\x01";
 constexpr uint32_t kStoreMaxValue = 16u << 20;
 
 // The server's parsers, pure functions of the bytes received so far (fuzzed by

@@ -31,6 +31,10 @@ struct Client {
   int fd = -1;
   bool authed = false;
   bool foreign = false;  // connected from another process
+  // It set or waited for a record: a rank taking part. A rank that only abandons a namespace (its
+  // `<ns>/failed`, then gone) is not one, so its leaving does not end a server the others have yet
+  // to reach.
+  bool participant = false;
   double connectedAt = 0;
   std::string in;
   std::string out;
@@ -67,18 +71,19 @@ class StoreServer {
       double now = NowSeconds();
       for (auto& c : clients_)
         if (c->fd >= 0 && !c->authed && now - c->connectedAt > kHelloDeadlineSec) Drop(*c, "no hello");
-      size_t authed = 0, foreign = 0;
+      size_t authed = 0, foreign = 0, participants = 0;
       std::vector<std::unique_ptr<Client>> alive;
       for (auto& c : clients_) {
         if (c->fd < 0) continue;
         authed += c->authed;
+        participants += c->authed && c->participant;
         foreign += c->authed && c->foreign;
         alive.push_back(std::move(c));
       }
       clients_.swap(alive);
       foreignClients_.store(foreign);
       pendingGets_.store(waiters_.size());
-      hadClient = hadClient || authed > 0;
+      hadClient = hadClient || participants > 0;
       if (hadClient && authed == 0 && !persistent_) break;
     }
     close(listenFd_);
@@ -143,8 +148,19 @@ class StoreServer {
     bool wellFormed = ParseStoreRequests(c.in, &pos, &cmds);
     if (!cmds.empty()) lastRequest_.store(NowSeconds());
     for (StoreCommand& cmd : cmds) {
-      if (cmd.op == StoreOp::Set) kv_[cmd.key] = std::move(cmd.value);
-      else waiters_.emplace(cmd.key, c.fd);
+      if (cmd.op == StoreOp::Set) {
+        if (cmd.key == FailedKeyOf(cmd.key)) {
+          // The first reason stays: later ones are ranks failing because of it.
+          kv_.emplace(cmd.key, std::move(cmd.value));  // does not make c a participant
+          AnswerNamespace(cmd.key.substr(0, cmd.key.find('/') + 1));
+          continue;
+        }
+        c.participant = true;
+        kv_[cmd.key] = std::move(cmd.value);
+      } else {
+        c.participant = true;
+        waiters_.emplace(cmd.key, c.fd);
+      }
       Answer(cmd.key);
     }
     if (!wellFormed) return Drop(c, "malformed request");
@@ -152,9 +168,27 @@ class StoreServer {
     Flush(c);
   }
 
-  // Replies to every waiter of `key` if the key exists.
+  // `<ns>/failed` for a key of namespace `<ns>` (the text before its first '/').
+  static std::string FailedKeyOf(const std::string& key) {
+    const size_t slash = key.find('/');
+    return slash == std::string::npos ? std::string() : key.substr(0, slash + 1) + kStoreFailedKey;
+  }
+
+  // Answers every waiter in the namespace `prefix` (ending in '/') with what Answer finds.
+  void AnswerNamespace(const std::string& prefix) {
+    std::vector<std::string> keys;
+    for (auto& w : waiters_)
+      if (w.first.compare(0, prefix.size(), prefix) == 0) keys.push_back(w.first);
+    for (const std::string& k : keys) Answer(k);
+  }
+
+  // Replies to every waiter of `key` if the key exists, or else if its namespace was abandoned.
   void Answer(const std::string& key) {
     auto it = kv_.find(key);
+    if (it == kv_.end()) {
+      const std::string failed = FailedKeyOf(key);
+      it = failed.empty() ? kv_.end() : kv_.find(failed);
+    }
     if (it == kv_.end()) return;
     auto range = waiters_.equal_range(key);
     for (auto w = range.first; w != range.second; ++w) {

@@ -94,13 +94,31 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
 Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16],
                             int rank, int nranks, const CommSettings& settings,
                             std::unique_ptr<Communicator>* out) {
+  StoreClient& storeRef = *store;
+  Status st = Join(std::move(store), commId, secret, rank, nranks, settings, out);
+  if (!st.ok()) AbandonJoin(storeRef, commId, rank, nranks, st, settings.timeoutSec);
+  return st;
+}
+
+void Communicator::AbandonJoin(StoreClient& store, uint64_t commId, int rank, int nranks, const Status& why,
+                               double timeoutSec) {
+  const std::string reason = Format("rank %d of %d (host %s, pid %d) could not join: %s", rank, nranks,
+                                    HostName().c_str(), (int)getpid(), why.message().c_str());
+  // Bounded: this rank is already failing and must not wait long to say so.
+  Bootstrap::Abandon(store, StoreNamespace(commId), reason, Deadline::After(std::min(2.0, timeoutSec)));
+}
+
+std::string Communicator::StoreNamespace(uint64_t commId) { return "c" + Hex(commId); }
+
+Status Communicator::Join(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16], int rank,
+                          int nranks, const CommSettings& settings, std::unique_ptr<Communicator>* out) {
   std::unique_ptr<Communicator> c(new Communicator());
   c->rank_ = rank;
   c->nranks_ = nranks;
   c->commId_ = commId;
   c->settings_ = settings;
   if (c->settings_.name.empty()) c->settings_.name = Hex(commId).substr(0, 8);
-  auto boot = std::make_unique<Bootstrap>(std::move(store), "c" + Hex(commId), rank, nranks, settings.timeoutSec);
+  auto boot = std::make_unique<Bootstrap>(std::move(store), StoreNamespace(commId), rank, nranks, settings.timeoutSec);
   // The memory domain: the config's, else the parent's (split), else the parameter; checked once here.
   if (c->settings_.cudaDevice == TCCL_CONFIG_UNDEF_INT) c->settings_.cudaDevice = (int)ParamInt("CUDA_DEVICE");
   if (c->settings_.cudaDevice < TCCL_CUDA_DEVICE_CURRENT)

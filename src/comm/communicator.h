@@ -49,9 +49,15 @@ struct P2POp {
 
 class Communicator {
  public:
+  // Joins the other ranks of communicator `commId`. On failure the namespace is abandoned
+  // (AbandonJoin), so ranks waiting for this one fail at once, with its reason.
   static Status Create(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16],
                        int rank, int nranks, const CommSettings& settings,
                        std::unique_ptr<Communicator>* out);
+  // Tells the ranks of communicator `commId` that `rank` will not join, and why (Bootstrap::Abandon).
+  // Also for a rank that fails before Create (its settings), once it can reach the store.
+  static void AbandonJoin(StoreClient& store, uint64_t commId, int rank, int nranks, const Status& why,
+                          double timeoutSec);
   ~Communicator();
 
   int rank() const { return rank_; }
@@ -91,6 +97,11 @@ class Communicator {
 
  private:
   Communicator() = default;
+  // The store namespace of communicator `commId`'s bootstrap records.
+  static std::string StoreNamespace(uint64_t commId);
+  // Create's work; Create abandons the namespace when it fails.
+  static Status Join(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16], int rank,
+                     int nranks, const CommSettings& settings, std::unique_ptr<Communicator>* out);
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
   size_t SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const;
   // `entry`: the flight-recorder entry, peers included (AddSchedulePeers), recorded as operation `seq`.
