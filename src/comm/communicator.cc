@@ -94,9 +94,9 @@ Status CommSettings::Resolve(const tcclConfig_t* config, CommSettings* out) {
 Status Communicator::Create(std::shared_ptr<StoreClient> store, uint64_t commId, const uint8_t secret[16],
                             int rank, int nranks, const CommSettings& settings,
                             std::unique_ptr<Communicator>* out) {
-  StoreClient& storeRef = *store;
+  const std::shared_ptr<StoreClient> keep = store;  // Join's failure may destroy its own reference
   Status st = Join(std::move(store), commId, secret, rank, nranks, settings, out);
-  if (!st.ok()) AbandonJoin(storeRef, commId, rank, nranks, st, settings.timeoutSec);
+  if (!st.ok()) AbandonJoin(*keep, commId, rank, nranks, st, settings.timeoutSec);
   return st;
 }
 
