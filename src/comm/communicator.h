@@ -97,6 +97,8 @@ class Communicator {
 
  private:
   Communicator() = default;
+  // A communicator id as 16 hex digits (store keys, segment names, default names).
+  static std::string IdHex(uint64_t id);
   // The store namespace of communicator `commId`'s bootstrap records.
   static std::string StoreNamespace(uint64_t commId);
   // Create's work; Create abandons the namespace when it fails.

@@ -222,25 +222,47 @@ std::string Upper(std::string s) {
   return s;
 }
 
-// Whether `value` is one of the comma-separated `words` (any case, spaces around it ignored).
-bool IsOneOf(const std::string& value, const char* words) {
-  const std::string w = "," + Upper(words) + ",";
+// The word of the comma-separated `words` that `value` is (any case, spaces around it ignored),
+// spelled as in `words`; "" when it is none of them.
+std::string WordOf(const std::string& value, const char* words) {
   const std::string v = Upper(Trim(value));
-  return !v.empty() && v.find(',') == std::string::npos && w.find("," + v + ",") != std::string::npos;
+  if (v.empty() || v.find(',') != std::string::npos) return "";
+  const std::string w = words;
+  const size_t at = ("," + Upper(w) + ",").find("," + v + ",");
+  return at == std::string::npos ? "" : w.substr(at, v.size());
+}
+
+bool IsOneOf(const std::string& value, const char* words) { return !WordOf(value, words).empty(); }
+
+// The vocabulary of String parameter `name`, or null where it takes any text.
+const Vocabulary* VocabularyOf(const char* name) {
+  for (const Vocabulary& voc : kVocabularies)
+    if (strcmp(voc.param, name) == 0) return &voc;
+  return nullptr;
+}
+
+// The items of a list value (a comma list after an optional '^', which sets *exclude), trimmed;
+// none for an empty list.
+std::vector<std::string> ListItems(const std::string& value, bool* exclude) {
+  std::string rest = Trim(value);
+  *exclude = !rest.empty() && rest[0] == '^';
+  if (*exclude) rest = rest.substr(1);
+  std::vector<std::string> items;
+  if (Trim(rest).empty()) return items;
+  for (size_t pos = 0; pos <= rest.size();) {
+    const size_t comma = std::min(rest.find(',', pos), rest.size());
+    items.push_back(Trim(rest.substr(pos, comma - pos)));
+    pos = comma + 1;
+  }
+  return items;
 }
 
 // What is wrong with a String of a fixed vocabulary, or "".
 std::string VocabularyProblem(const std::string& value, const Vocabulary& voc) {
   if (!voc.list) return IsOneOf(value, voc.words) ? "" : std::string("is not one of ") + voc.words;
-  std::string rest = Trim(value);
-  if (!rest.empty() && rest[0] == '^') rest = rest.substr(1);
-  if (Trim(rest).empty()) return "";
-  for (size_t pos = 0; pos <= rest.size();) {
-    size_t comma = std::min(rest.find(',', pos), rest.size());
-    if (!IsOneOf(rest.substr(pos, comma - pos), voc.words))
-      return "names '" + Trim(rest.substr(pos, comma - pos)) + "', not one of " + voc.words;
-    pos = comma + 1;
-  }
+  bool exclude = false;
+  for (const std::string& item : ListItems(value, &exclude))
+    if (!IsOneOf(item, voc.words)) return "names '" + item + "', not one of " + voc.words;
   return "";
 }
 
@@ -249,12 +271,9 @@ std::string Problem(const ParamValue& v) {
   const ParamInfo& p = *v.info;
   const std::string at = "TCCL_" + std::string(p.name) + "='" + v.value + "' (" + v.source + ")";
   if (p.type == ParamType::String) {
-    for (const Vocabulary& voc : kVocabularies) {
-      if (strcmp(voc.param, p.name) != 0) continue;
-      const std::string problem = VocabularyProblem(v.value, voc);
-      return problem.empty() ? "" : at + " " + problem;
-    }
-    return "";
+    const Vocabulary* voc = VocabularyOf(p.name);
+    const std::string problem = voc ? VocabularyProblem(v.value, *voc) : "";
+    return problem.empty() ? "" : at + " " + problem;
   }
   if (p.type == ParamType::Bool) {
     bool b;
@@ -318,7 +337,16 @@ int64_t ParamInt(const char* name) {
 
 std::string ParamString(const char* name) {
   const ParamValue* v = Lookup(name);
-  return v ? v->value : std::string();
+  if (!v) return std::string();
+  const Vocabulary* voc = VocabularyOf(name);
+  if (!voc || !VocabularyProblem(v->value, *voc).empty()) return v->value;
+  // A word of a vocabulary as the vocabulary spells it, so readers compare without folding case.
+  if (!voc->list) return WordOf(v->value, voc->words);
+  bool exclude = false;
+  std::string out;
+  for (const std::string& item : ListItems(v->value, &exclude))
+    out += (out.empty() ? "" : ",") + WordOf(item, voc->words);
+  return (exclude ? "^" : "") + out;
 }
 
 bool ParamBool(const char* name) {
@@ -335,10 +363,10 @@ bool ParamBool(const char* name) {
 std::string ParamAccepted(const ParamInfo& p) {
   if (p.type == ParamType::Int) return std::to_string(p.minValue) + " .. " + std::to_string(p.maxValue);
   if (p.type == ParamType::Bool) return "0/1, true/false, yes/no, on/off";
-  for (const Vocabulary& voc : kVocabularies)
-    if (strcmp(voc.param, p.name) == 0)
-      return std::string(voc.list ? "comma list of " : "one of ") + voc.words + (voc.list ? ", ^ excludes" : "") + " (any case)";
-  return "text";
+  const Vocabulary* voc = VocabularyOf(p.name);
+  if (!voc) return "text";
+  return std::string(voc->list ? "comma list of " : "one of ") + voc->words + (voc->list ? ", ^ excludes" : "") +
+         " (any case)";
 }
 
 std::string CheckParamValues() {

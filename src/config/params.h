@@ -39,6 +39,8 @@ std::vector<ParamValue> AllParams();
 // range, or a Bool that is not one of 0/1, true/false, yes/no, on/off, reads as its default with a
 // warning: a caller outside communicator creation still gets a value the code can use.
 int64_t ParamInt(const char* name);
+// A String of a fixed vocabulary (TCCL_DEBUG, TCCL_DEBUG_SUBSYS, TCCL_DETERMINISM) comes back with
+// its words as the registry spells them, whatever case and spacing it was written in.
 std::string ParamString(const char* name);
 bool ParamBool(const char* name);
 

@@ -37,14 +37,6 @@ LogConfig& Cfg() {
   return c;
 }
 
-// Upper case, without spaces: the words are compared in any case, as NCCL does.
-std::string Word(const std::string& s) {
-  std::string w;
-  for (char c : s)
-    if (c != ' ' && c != '\t') w += (char)toupper((unsigned char)c);
-  return w;
-}
-
 unsigned SubsysBit(const std::string& name) {
   if (name == "INIT") return kLogInit;
   if (name == "COLL") return kLogColl;
@@ -70,12 +62,13 @@ const char* SubsysName(unsigned s) {
 
 void LoadLocked(LogConfig& c) {
   gethostname(c.host, sizeof(c.host) - 1);
-  const std::string lvl = Word(ParamString("DEBUG"));
+  // Both as the registry spells them, whatever case they were written in (config/params.h).
+  const std::string lvl = ParamString("DEBUG");
   c.level = lvl == "NONE" ? LogLevel::None
           : lvl == "INFO" ? LogLevel::Info
           : lvl == "TRACE" ? LogLevel::Trace
                            : LogLevel::Warn;
-  std::string subs = Word(ParamString("DEBUG_SUBSYS"));
+  std::string subs = ParamString("DEBUG_SUBSYS");
   bool exclude = !subs.empty() && subs[0] == '^';
   c.named = 0;
   if (exclude) subs = subs.substr(1);
