@@ -3,7 +3,8 @@
 # (under tessera-run) and mpi_peer_bench (under mpirun, Debian's Open MPI with its shared-memory
 # transport) alternately (which one goes first alternates too), REPS times each, and prints
 # per-size tables of the medians and the tccl / Open MPI ratios (busbw ratio; > 1 means tccl is
-# faster; for 8 B, time ratio MPI/tccl).
+# faster; for 8 B, time ratio MPI/tccl), then where issue #3's goals stand in them
+# (compare_goals.awk: each goal met or missed, the cells below 1.0x and below the 2x clause).
 # float sum, out of place, tccl in its default (strict determinism) mode. Broadcast is the exception:
 # MPI_Bcast has one buffer per rank, so its like is tccl's in-place broadcast (sendbuff == recvbuff;
 # out of place, the root also copies its send buffer to its receive buffer, a copy MPI_Bcast never
@@ -37,6 +38,7 @@ echo "# tccl $("$bld/tccl-info" -c 2>/dev/null | awk '$1 == "TCCL_DETERMINISM" {
 run_tccl() { "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null; }
 # shellcheck disable=SC2086
 run_mpi() { "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null; }
+# The tables are also kept in $out/tables.md, which compare_goals.awk then reads.
 for n in $ranks; do
   for coll in $colls; do
     for rep in $(seq 1 "$reps"); do
@@ -81,4 +83,6 @@ for n in $ranks; do
         }
       }' "$out"/tccl-"$n"-"$coll"-*.json "$out"/mpi-"$n"-"$coll"-*.json
   done
-done
+done | tee "$out/tables.md"
+# Where the issue's goals stand in these tables (a partial run judges what it has).
+awk -f "$(dirname "$0")/compare_goals.awk" "$out/tables.md"
