@@ -66,8 +66,12 @@ END {
     if (arCells[r])
       printf("- all-reduce, %d ranks, faster at every size: %d of %d sizes%s\n", r, arFaster[r], arCells[r],
              arFaster[r] == arCells[r] ? " (met)" : " (MISSED at" arMiss[r] ")")
-  printf("- reduce-scatter, all-gather, broadcast, all-to-all at least Open MPI's speed: %d of %d cells\n", movedOk, moved)
-  printf("- the same, >= 2x wherever Open MPI is below 3 GB/s: %d of %d cells%s%s\n", slowOk, slow,
-         slow > slowOk ? "; below 2x:" : "", Lines(slowBy))
+  if (moved) {
+    printf("- reduce-scatter, all-gather, broadcast, all-to-all at least Open MPI's speed: %d of %d cells\n", movedOk, moved)
+    printf("- the same, >= 2x wherever Open MPI is below 3 GB/s: %d of %d cells%s%s\n", slowOk, slow,
+           slow > slowOk ? "; below 2x:" : "", Lines(slowBy))
+  } else {
+    print "- reduce-scatter, all-gather, broadcast, all-to-all: not in the tables"
+  }
   printf("- every table: %d of %d cells below 1.0x%s%s\n", below, cells, below ? ":" : "", Lines(belowBy))
 }
