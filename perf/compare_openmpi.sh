@@ -38,6 +38,12 @@ echo "# tccl $("$bld/tccl-info" -c 2>/dev/null | awk '$1 == "TCCL_DETERMINISM" {
 run_tccl() { "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null; }
 # shellcheck disable=SC2086
 run_mpi() { "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null; }
+# The VM's state before each band's pair of runs (docs/performance.md, "Two states of the VM"):
+# perf/dirty_transfer_probe.c's writer rate, below 10 GB/s in the slow state, as perf/ab_builds.sh
+# reads it; printed under each table, so a reader can tell which repetitions met which state.
+probe=$out/dirty_transfer_probe
+cc -O2 -mclflushopt "$(dirname "$0")/dirty_transfer_probe.c" -o "$probe" 2>/dev/null || probe=""
+probe_state() { [ -z "$probe" ] || "$probe" 524288 200 | sed 's/.*the reader read: //' > "$out/state-$n-$coll-$tag-$rep"; }
 # The tables are also kept in $out/tables.md, which compare_goals.awk then reads.
 for n in $ranks; do
   for coll in $colls; do
@@ -49,6 +55,7 @@ for n in $ranks; do
         # Which side runs first alternates with the repetition and the size band: a run can be
         # slower for what ran just before it, so neither side always gets the same predecessor.
         band=$((band + 1))
+        probe_state
         if [ $(((rep + band) % 2)) = 0 ]; then run_tccl; run_mpi; else run_mpi; run_tccl; fi
       done
     done
@@ -82,6 +89,14 @@ for n in $ranks; do
           printf "\n"
         }
       }' "$out"/tccl-"$n"-"$coll"-*.json "$out"/mpi-"$n"-"$coll"-*.json
+    # The probe's readings for this table, band by band, repetition by repetition.
+    states=""
+    for sizes in "$small" "$mid" "$large"; do
+      tag=$(echo "$sizes" | awk '{print $2"-"$4}')
+      r=$(cat "$out"/state-"$n"-"$coll"-"$tag"-* 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
+      [ -n "$r" ] && states="$states${states:+; }$tag: $r"
+    done
+    [ -n "$states" ] && printf '\nVM state before each repetition (probe writer GB/s, below 10 = slow): %s\n' "$states"
   done
 done | tee "$out/tables.md"
 # Where the issue's goals stand in these tables (a partial run judges what it has).

@@ -49,6 +49,19 @@ expect "$made_up" "- the same, >= 2x wherever Open MPI is below 3 GB/s: 1 of 3 c
 expect "$made_up" "  - broadcast, 2 ranks: 8 B 0.50x, 1 MiB 1.50x"
 expect "$made_up" "- every table: 1 of 10 cells below 1.0x:"
 
+# A run of one collective: the goals it has no table for say so, once each.
+only_broadcast=$(awk -f "$awk_file" <<'EOF'
+## broadcast, 4 ranks (median of runs; busbw GB/s; tccl in place, as MPI_Bcast)
+| size (B) | tccl time (us) | Open MPI time (us) | tccl busbw | Open MPI busbw | tccl / Open MPI | tccl out of place (us) |
+|---|---|---|---|---|---|---|
+| 8 | 0.30 | 0.30 | 0.027 | 0.027 | 1.00x | 0.40 |
+EOF
+)
+expect "$only_broadcast" "- all-reduce, 2 ranks: not in the tables"
+expect "$only_broadcast" "- the same, >= 2x wherever Open MPI is below 3 GB/s: 0 of 1 cells; below 2x:"
+expect "$only_broadcast" "  - broadcast, 4 ranks: 8 B 1.00x"
+expect "$only_broadcast" "- every table: 0 of 1 cells below 1.0x"
+
 stored=$(awk -f "$awk_file" "$src/perf/results/host-2026-11-27/compare_openmpi_2_4_8_e723f4e.txt")
 expect "$stored" "  - 16 MiB: 2.72x (goal >= 4x) MISSED"
 expect "$stored" "  - 256 MiB: 3.37x (goal >= 4x and >= 5 GB/s; tccl 3.309 GB/s) MISSED"
@@ -58,7 +71,8 @@ expect "$stored" "- every table: 7 of 174 cells below 1.0x:"
 expect "$stored" "  - alltoall, 4 ranks: 64 B 0.71x, 512 B 0.73x"
 
 if [ $fail != 0 ]; then
-  echo "--- made-up table gave:"; echo "$made_up"; echo "--- stored comparison gave:"; echo "$stored"
+  echo "--- made-up table gave:"; echo "$made_up"; echo "--- broadcast alone gave:"; echo "$only_broadcast"
+  echo "--- stored comparison gave:"; echo "$stored"
   exit 1
 fi
 echo "compare_goals: every expected line present"
