@@ -153,6 +153,46 @@ TEST(Params, LogTakesItsWordsInAnyCase) {
   ReloadLogConfig();  // back to the environment the guard restored
 }
 
+// The registry's words for TCCL_DEBUG_SUBSYS (what creation accepts) and the log's subsystems
+// (core/log.cc) are two lists: every word the registry accepts must select exactly one of the log's
+// subsystems (ALL: every one), and every subsystem must have a word. A word added to one list only
+// would be accepted and select nothing (an empty selection logs everything), or leave a subsystem
+// no user can name.
+TEST(Params, EveryLogSubsystemWordSelectsOneSubsystem) {
+  std::string accepted;
+  for (const ParamValue& v : AllParams())
+    if (std::string(v.info->name) == "DEBUG_SUBSYS") accepted = ParamAccepted(*v.info);
+  const std::string head = "comma list of ", tail = ", ^ excludes";
+  ASSERT_EQ(accepted.rfind(head, 0), 0u) << accepted;
+  const std::string list = accepted.substr(head.size(), accepted.find(tail) - head.size());
+  const unsigned subsystems[] = {kLogInit, kLogColl, kLogNet, kLogShm, kLogBoot, kLogTuning};
+  unsigned covered = 0;
+  size_t words = 0;
+  {
+    EnvGuard env;
+    env.Set("TCCL_DEBUG", "INFO");
+    std::stringstream ss(list);
+    for (std::string word; std::getline(ss, word, ',');) {
+      ++words;
+      env.Set("TCCL_DEBUG_SUBSYS", word.c_str());
+      ReloadLogConfig();
+      unsigned selected = 0;
+      for (unsigned s : subsystems)
+        if (LogEnabled(LogLevel::Info, s)) selected |= s;
+      if (word == "ALL") {
+        EXPECT_EQ(selected, kLogInit | kLogColl | kLogNet | kLogShm | kLogBoot | kLogTuning);
+        continue;
+      }
+      EXPECT_EQ(__builtin_popcount(selected), 1) << word << " selects " << selected;
+      EXPECT_TRUE(LogSubsysNamed(selected)) << word;
+      covered |= selected;
+    }
+  }
+  ReloadLogConfig();  // back to the environment the guard restored
+  EXPECT_EQ(words, 7u) << list;
+  EXPECT_EQ(covered, kLogInit | kLogColl | kLogNet | kLogShm | kLogBoot | kLogTuning) << list;
+}
+
 // A config file line that cannot be read, or a TCCL_CONF_FILE that cannot be opened, is reported;
 // a missing ~/.tccl.conf is not.
 TEST(Params, ConfigFileProblemsAreReported) {
