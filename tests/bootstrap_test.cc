@@ -68,6 +68,26 @@ TEST_F(BootstrapStore, AbandonedNamespaceFailsEveryWaiterAtOnceWithTheReason) {
   EXPECT_EQ(other->Get("cB/ag0/1", Deadline::After(0.3), &value).code(), tcclTimeout);
 }
 
+// Waiters on different keys of one namespace, two on one of them, pending when it is abandoned:
+// every one is answered with the reason.
+TEST_F(BootstrapStore, AbandonmentAnswersEveryPendingKeyOfTheNamespace) {
+  const std::vector<std::string> keys = {"cD/ag0/1", "cD/ag0/1", "cD/ag0/2", "cD/tune/x"};
+  std::vector<std::shared_ptr<StoreClient>> clients;
+  for (size_t i = 0; i < keys.size(); ++i) clients.push_back(Client());
+  std::vector<Status> got(keys.size());
+  std::vector<std::string> values(keys.size());
+  std::vector<std::thread> waiters;
+  for (size_t i = 0; i < keys.size(); ++i)
+    waiters.emplace_back([&, i] { got[i] = clients[i]->Get(keys[i], Deadline::After(10), &values[i]); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Bootstrap::Abandon(*Client(), "cD", "rank 3 of 4 (host h, pid 3) could not join: why", Deadline::After(5));
+  for (std::thread& t : waiters) t.join();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_TRUE(got[i].ok()) << keys[i] << ": " << got[i].message();
+    EXPECT_NE(values[i].find("could not join: why"), std::string::npos) << keys[i] << ": " << values[i];
+  }
+}
+
 TEST_F(BootstrapStore, WithoutAbandonmentTheAllGatherCompletes) {
   auto a = Client(), b = Client();
   Bootstrap r0(a, "cC", 0, 2, 30), r1(b, "cC", 1, 2, 30);
