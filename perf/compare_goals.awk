@@ -11,19 +11,22 @@
 #   awk -f perf/compare_goals.awk TABLES   (compare_openmpi.sh runs it on its own output)
 /^## / {
   coll = $2; sub(/,$/, "", coll); ranks = $3 + 0
+  table = coll ", " ranks " ranks"
+  tables[++ntables] = table
   next
 }
 /^\| [0-9]/ {
   split($0, f, "|")
   size = f[2] + 0; tccl_bw = f[5] + 0; mpi_bw = f[6] + 0; ratio = f[7]; sub(/x/, "", ratio); ratio += 0
-  table = coll ", " ranks " ranks"
-  if (!(table in seen)) { seen[table] = 1; tables[++ntables] = table }
+  cell = Size(size) sprintf(" %.2fx", ratio)
   cells++
-  if (ratio < 1) { below++; Note(belowBy, Size(size) sprintf(" %.2fx", ratio)) }
-  if (coll == "all_reduce") {
-    R[ranks, size] = ratio; BW[ranks, size] = tccl_bw
-    if (ranks == 2) twoRankRows++
-    if (ranks != 2) { arCells[ranks]++; if (ratio > 1) arFaster[ranks]++; else arMiss[ranks] = arMiss[ranks] " " Size(size) sprintf(" %.2fx;", ratio) }
+  if (ratio < 1) { below++; Note(belowBy, cell) }
+  if (coll == "all_reduce" && ranks == 2) {
+    R[size] = ratio; BW[size] = tccl_bw; twoRankRows++
+  } else if (coll == "all_reduce") {
+    arCells[ranks]++
+    if (ratio > 1) arFaster[ranks]++
+    else arMiss[ranks] = arMiss[ranks] " " cell ";"
   }
   if (coll == "reduce_scatter" || coll == "all_gather" || coll == "broadcast" || coll == "alltoall") {
     moved++
@@ -31,11 +34,11 @@
     if (mpi_bw < 3) {
       slow++
       if (ratio >= 2) slowOk++
-      else Note(slowBy, Size(size) sprintf(" %.2fx", ratio))
+      else Note(slowBy, cell)
     }
   }
 }
-# Adds `what` to this table's entry in a list of misses (printed a line per table).
+# Adds `what` to the current table's entry in a list of misses (printed a line per table).
 function Note(by, what) {
   if (table in by) by[table] = by[table] ", " what
   else by[table] = what
@@ -52,10 +55,10 @@ function Size(s) {
 }
 # One 2-rank all-reduce goal: the ratio at `size` against `want` (and busbw against `bw` if set).
 function TwoRank(size, want, bw,   line, ok) {
-  if (!((2, size) in R)) return "  - " Size(size) ": not in the tables"
-  ok = R[2, size] >= want && (bw == 0 || BW[2, size] >= bw)
-  line = sprintf("  - %s: %.2fx (goal %s%gx", Size(size), R[2, size], size == 8 ? "time ratio >= " : ">= ", want)
-  if (bw) line = line sprintf(" and >= %g GB/s; tccl %.3f GB/s", bw, BW[2, size])
+  if (!(size in R)) return "  - " Size(size) ": not in the tables"
+  ok = R[size] >= want && (bw == 0 || BW[size] >= bw)
+  line = sprintf("  - %s: %.2fx (goal %s%gx", Size(size), R[size], size == 8 ? "time ratio >= " : ">= ", want)
+  if (bw) line = line sprintf(" and >= %g GB/s; tccl %.3f GB/s", bw, BW[size])
   return line ") " (ok ? "met" : "MISSED")
 }
 END {

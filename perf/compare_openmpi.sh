@@ -44,6 +44,8 @@ run_mpi() { "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $size
 probe=$out/dirty_transfer_probe
 cc -O2 -mclflushopt "$(dirname "$0")/dirty_transfer_probe.c" -o "$probe" 2>/dev/null || probe=""
 probe_state() { [ -z "$probe" ] || "$probe" 524288 200 | sed 's/.*the reader read: //' > "$out/state-$n-$coll-$tag-$rep"; }
+# A size band's name in the file names ("8-256K" for "-b 8 -e 256K ...").
+band_tag() { echo "$1" | awk '{print $2"-"$4}'; }
 # The tables are also kept in $out/tables.md, which compare_goals.awk then reads.
 for n in $ranks; do
   for coll in $colls; do
@@ -51,7 +53,7 @@ for n in $ranks; do
       [ -n "${TABLES_ONLY:-}" ] && break
       band=0
       for sizes in "$small" "$mid" "$large"; do
-        tag=$(echo "$sizes" | awk '{print $2"-"$4}')
+        tag=$(band_tag "$sizes")
         # Which side runs first alternates with the repetition and the size band: a run can be
         # slower for what ran just before it, so neither side always gets the same predecessor.
         band=$((band + 1))
@@ -92,7 +94,7 @@ for n in $ranks; do
     # The probe's readings for this table, band by band, repetition by repetition.
     states=""
     for sizes in "$small" "$mid" "$large"; do
-      tag=$(echo "$sizes" | awk '{print $2"-"$4}')
+      tag=$(band_tag "$sizes")
       r=$(cat "$out"/state-"$n"-"$coll"-"$tag"-* 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
       [ -n "$r" ] && states="$states${states:+; }$tag: $r"
     done

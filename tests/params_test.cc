@@ -166,6 +166,7 @@ TEST(Params, EveryLogSubsystemWordSelectsOneSubsystem) {
   ASSERT_EQ(accepted.rfind(head, 0), 0u) << accepted;
   const std::string list = accepted.substr(head.size(), accepted.find(tail) - head.size());
   const unsigned subsystems[] = {kLogInit, kLogColl, kLogNet, kLogShm, kLogBoot, kLogTuning};
+  const unsigned every = kLogInit | kLogColl | kLogNet | kLogShm | kLogBoot | kLogTuning;
   unsigned covered = 0;
   size_t words = 0;
   {
@@ -180,7 +181,7 @@ TEST(Params, EveryLogSubsystemWordSelectsOneSubsystem) {
       for (unsigned s : subsystems)
         if (LogEnabled(LogLevel::Info, s)) selected |= s;
       if (word == "ALL") {
-        EXPECT_EQ(selected, kLogInit | kLogColl | kLogNet | kLogShm | kLogBoot | kLogTuning);
+        EXPECT_EQ(selected, every);
         continue;
       }
       EXPECT_EQ(__builtin_popcount(selected), 1) << word << " selects " << selected;
@@ -190,7 +191,7 @@ TEST(Params, EveryLogSubsystemWordSelectsOneSubsystem) {
   }
   ReloadLogConfig();  // back to the environment the guard restored
   EXPECT_EQ(words, 7u) << list;
-  EXPECT_EQ(covered, kLogInit | kLogColl | kLogNet | kLogShm | kLogBoot | kLogTuning) << list;
+  EXPECT_EQ(covered, every) << list;
 }
 
 // A config file line that cannot be read, or a TCCL_CONF_FILE that cannot be opened, is reported;

@@ -176,9 +176,12 @@ class StoreServer {
 
   // Answers every waiter in the namespace `prefix` (ending in '/') with what Answer finds.
   void AnswerNamespace(const std::string& prefix) {
+    // The waiters are sorted by key, so the namespace's keys are one run from lower_bound(prefix);
+    // each distinct key once (Answer replies to all of its waiters).
     std::vector<std::string> keys;
-    for (auto& w : waiters_)
-      if (w.first.compare(0, prefix.size(), prefix) == 0) keys.push_back(w.first);
+    for (auto w = waiters_.lower_bound(prefix);
+         w != waiters_.end() && w->first.compare(0, prefix.size(), prefix) == 0; w = waiters_.upper_bound(w->first))
+      keys.push_back(w->first);
     for (const std::string& k : keys) Answer(k);
   }
 
