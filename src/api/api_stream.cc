@@ -39,10 +39,12 @@ tcclResult_t tcclStreamDestroy(tcclStream_t stream) {
 
 tcclResult_t tcclReduceReference(const void* const* inputs, int nranks, void* output, size_t count,
                                  tcclDataType_t dt, tcclRedOp_t op) {
+  // Ints until checked (handles.h, EnumArg).
+  const int dtArg = EnumArg(dt), opArg = EnumArg(op);
   return ApiCall([&]() -> Status {
     if (nranks < 1) return InvalidArgument("tcclReduceReference: nranks must be at least 1");
-    if (!ValidDtype(dt)) return InvalidArgument("tcclReduceReference: invalid datatype %d", (int)dt);
-    if (!ValidOp(op)) return InvalidArgument("tcclReduceReference: invalid op %d", (int)op);
+    if (!ValidDtype(dtArg)) return InvalidArgument("tcclReduceReference: invalid datatype %d", dtArg);
+    if (!ValidOp(opArg)) return InvalidArgument("tcclReduceReference: invalid op %d", opArg);
     if (count == 0) return Status::Ok();
     if (!inputs || !output) return InvalidArgument("tcclReduceReference: inputs or output is NULL");
     for (int i = 0; i < nranks; ++i)

@@ -2,6 +2,7 @@
 // with a destroyed or foreign handle gets a clear error instead of touching freed memory.
 #pragma once
 
+#include <cstring>
 #include <memory>
 
 #include "comm/communicator.h"
@@ -25,6 +26,18 @@ HostStream* NewStream();
 Status DeleteStream(void* s);
 // NULL is allowed (blocking call); anything else must be a live host stream.
 Status CheckStream(void* s, const char* fn, HostStream** out);
+
+// The int a C caller passed for an enum parameter (the datatype, the op), read as bytes. C lets
+// any int reach a tcclDataType_t, while in C++ reading an enum that holds a value outside its range
+// is undefined behaviour (UBSan's enum check stops the process on it), so the entries check this
+// int before they read the enum.
+template <typename E>
+int EnumArg(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "a C enum parameter is an int");
+  int v;
+  memcpy(&v, &e, sizeof v);
+  return v;
+}
 
 // Converts a Status into the C result, recording the sentence for tcclGetLastError; turns any
 // escaping exception into tcclInternalError.
