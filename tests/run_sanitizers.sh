@@ -5,6 +5,9 @@
 #         assumed), the soak (3000 random collectives,
 #         leak-checked), the fault-injection scenarios (processes) and ranks as processes under
 #         tessera-run.
+#         The unit tests, each in its own process as ctest runs them: what runs at exit runs after
+#         that one test (the store's exit handler once read the parameters after their destruction,
+#         a crash at exit in one run of seven, and an ASan report in every run).
 #   tsan: ThreadSanitizer: the automatic-selection sweep for N = 1..5 and 8, mixed shm+TCP, the fault
 #         tests with threads (abort from another thread, timeouts, mismatches), a short soak.
 # Large sweep counts shrink under sanitizers (TCCL_TEST_SWEEP=quick) to keep CI well inside 30 min.
@@ -29,7 +32,11 @@ build() {  # build <dir> <sanitizers> <targets...>
 if [ "$which" = asan ] || [ "$which" = all ]; then
   b=$src/build-asan
   build "$b" address,undefined tccl_thread_rank_tests tccl_soak_test tccl_fault_tests fault_rank \
-    tccl_process_rank_tests tessera-run
+    tccl_process_rank_tests tessera-run tccl_unit_tests
+  echo "== asan: unit tests, one process each"
+  "$b/tests/tccl_unit_tests" --gtest_list_tests | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
+    xargs -P 2 -I{} sh -c 'log=$(mktemp); "$1" --gtest_brief=1 --gtest_filter="$2" > "$log" 2>&1 ||
+      { echo "FAILED under ASan: $2"; cat "$log"; rm -f "$log"; exit 1; }; rm -f "$log"' sh "$b/tests/tccl_unit_tests" {}
   # Rank counts 1, 2, 3, 5 and 8 (powers of two and not); the run-level ring and chain test is
   # left to the uninstrumented suite, every algorithm forced at run level covers them here.
   echo "== asan: ranks as threads"; "$b/tests/tccl_thread_rank_tests" --gtest_brief=1 \

@@ -32,9 +32,10 @@ struct LogConfig {
   char host[64] = "?";
 };
 
+// Never destroyed, like the parameter registry (params.cc): threads may log while the process exits.
 LogConfig& Cfg() {
-  static LogConfig c;
-  return c;
+  static LogConfig* c = new LogConfig;
+  return *c;
 }
 
 unsigned SubsysBit(const std::string& name) {
