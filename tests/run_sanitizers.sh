@@ -7,7 +7,8 @@
 #         tessera-run.
 #         The unit tests, each in its own process as ctest runs them: what runs at exit runs after
 #         that one test (the store's exit handler once read the parameters after their destruction,
-#         a crash at exit in one run of seven, and an ASan report in every run).
+#         a crash at exit in one run of seven, and an ASan report in every run); a communicator
+#         destroyed from a static object's destructor and one left alive at exit (tests/exit/).
 #   tsan: ThreadSanitizer: the automatic-selection sweep for N = 1..5 and 8, mixed shm+TCP, the fault
 #         tests with threads (abort from another thread, timeouts, mismatches), a short soak.
 # Large sweep counts shrink under sanitizers (TCCL_TEST_SWEEP=quick) to keep CI well inside 30 min.
@@ -32,11 +33,14 @@ build() {  # build <dir> <sanitizers> <targets...>
 if [ "$which" = asan ] || [ "$which" = all ]; then
   b=$src/build-asan
   build "$b" address,undefined tccl_thread_rank_tests tccl_soak_test tccl_fault_tests fault_rank \
-    tccl_process_rank_tests tessera-run tccl_unit_tests
+    tccl_process_rank_tests tessera-run tccl_unit_tests static_comm_rank
   echo "== asan: unit tests, one process each"
   "$b/tests/tccl_unit_tests" --gtest_list_tests | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
     xargs -P 2 -I{} sh -c 'log=$(mktemp); "$1" --gtest_brief=1 --gtest_filter="$2" > "$log" 2>&1 ||
       { echo "FAILED under ASan: $2"; cat "$log"; rm -f "$log"; exit 1; }; rm -f "$log"' sh "$b/tests/tccl_unit_tests" {}
+  echo "== asan: a communicator destroyed after main returns, and one never destroyed"
+  "$b/tessera-run" -n 3 "$b/tests/static_comm_rank"
+  "$b/tessera-run" -n 3 "$b/tests/static_comm_rank" --never-destroyed
   # Rank counts 1, 2, 3, 5 and 8 (powers of two and not); the run-level ring and chain test is
   # left to the uninstrumented suite, every algorithm forced at run level covers them here.
   echo "== asan: ranks as threads"; "$b/tests/tccl_thread_rank_tests" --gtest_brief=1 \

@@ -19,13 +19,18 @@ struct LookupCache {
   std::weak_ptr<Communicator> comm;  // weak: the cache never keeps a destroyed communicator alive
 };
 thread_local LookupCache t_lookup;
+// The tables are never destroyed. Built at the first communicator or stream, they would be
+// destroyed at exit before any static object built earlier (before main), and such an object's
+// destructor calling tcclCommDestroy or tcclStreamDestroy then read a freed table (a double free
+// aborted the process; ctest `comm_destroyed_after_main`). A communicator never destroyed is
+// left to the process's end, as NCCL leaves it.
 std::map<tcclComm_t, std::shared_ptr<Communicator>>& Comms() {
-  static std::map<tcclComm_t, std::shared_ptr<Communicator>> m;
-  return m;
+  static auto* m = new std::map<tcclComm_t, std::shared_ptr<Communicator>>;
+  return *m;
 }
 std::set<const void*>& Streams() {
-  static std::set<const void*> s;
-  return s;
+  static auto* s = new std::set<const void*>;
+  return *s;
 }
 }  // namespace
 
