@@ -432,6 +432,9 @@ TEST(Api, UnresolvableSocketAddressIsAClearError) {
 
 TEST(Api, ErrorStringsAndVersion) {
   for (int r = 0; r < tcclNumResults; ++r) EXPECT_GT(strlen(tcclGetErrorString((tcclResult_t)r)), 5u);
+  // A C caller may pass any int (CI's UBSan run reads this).
+  EXPECT_STREQ(tcclGetErrorString((tcclResult_t)-7), "unknown result code");
+  EXPECT_STREQ(tcclGetErrorString((tcclResult_t)99), "unknown result code");
   int v = 0;
   EXPECT_EQ(tcclSuccess, tcclGetVersion(&v));
   EXPECT_EQ(v, TCCL_VERSION_CODE);

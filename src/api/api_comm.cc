@@ -27,7 +27,7 @@ tcclResult_t tcclGetVersion(int* version) {
 }
 
 const char* tcclGetErrorString(tcclResult_t r) {
-  switch (r) {
+  switch (EnumArg(r)) {
     case tcclSuccess: return "no error";
     case tcclUnhandledDeviceError: return "unhandled device error";
     case tcclSystemError: return "unhandled system error (network, shared memory, resources)";
