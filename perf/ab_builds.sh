@@ -22,13 +22,13 @@ sizes=${SIZES:-"-b 256K -e 64M -f 4 -n 20 -w 3"}
 out=${OUT:-/tmp/ab_builds}
 column=6 # tessera-perf's out-of-place time; 11: in place
 [ -n "${IN_PLACE:-}" ] && column=11
-probe=$out/dirty_transfer_probe
 rm -rf "$out" && mkdir -p "$out"
+. "$(dirname "$0")/vm_state.sh"
 # Without a C compiler (a lent machine) every round counts as one state, printed as "fast".
-cc -O2 -mclflushopt "$(dirname "$0")/dirty_transfer_probe.c" -o "$probe" 2>/dev/null || probe=""
+probe=$(vm_state_probe "$out")
 builds=("$@")
 for r in $(seq 1 "$rounds"); do
-  if [ -n "$probe" ]; then "$probe" 524288 200 | sed 's/.*the reader read: //' >> "$out/state"; else echo 99 >> "$out/state"; fi
+  if [ -n "$probe" ]; then vm_state "$probe" >> "$out/state"; else echo 99 >> "$out/state"; fi
   order=("${builds[@]}")
   if [ $((r % 2)) = 0 ]; then
     order=()

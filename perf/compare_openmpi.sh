@@ -38,12 +38,11 @@ echo "# tccl $("$bld/tccl-info" -c 2>/dev/null | awk '$1 == "TCCL_DETERMINISM" {
 run_tccl() { "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null; }
 # shellcheck disable=SC2086
 run_mpi() { "${mpirun_cmd[@]}" -np "$n" "$bld/perf/mpi_peer_bench" "$coll" $sizes -J "$out/mpi-$n-$coll-$tag-$rep.json" > /dev/null; }
-# The VM's state before each band's pair of runs (docs/performance.md, "Two states of the VM"):
-# perf/dirty_transfer_probe.c's writer rate, below 10 GB/s in the slow state, as perf/ab_builds.sh
-# reads it; printed under each table, so a reader can tell which repetitions met which state.
-probe=$out/dirty_transfer_probe
-cc -O2 -mclflushopt "$(dirname "$0")/dirty_transfer_probe.c" -o "$probe" 2>/dev/null || probe=""
-probe_state() { [ -z "$probe" ] || "$probe" 524288 200 | sed 's/.*the reader read: //' > "$out/state-$n-$coll-$tag-$rep"; }
+# The VM's state before each band's pair of runs (perf/vm_state.sh), printed under each table, so
+# a reader can tell which repetitions met which state.
+. "$(dirname "$0")/vm_state.sh"
+probe=$(vm_state_probe "$out")
+probe_state() { [ -z "$probe" ] || vm_state "$probe" > "$out/state-$n-$coll-$tag-$rep"; }
 # A size band's name in the file names ("8-256K" for "-b 8 -e 256K ...").
 band_tag() { echo "$1" | awk '{print $2"-"$4}'; }
 # The tables are also kept in $out/tables.md, which compare_goals.awk then reads.
