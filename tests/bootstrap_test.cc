@@ -88,6 +88,38 @@ TEST_F(BootstrapStore, AbandonmentAnswersEveryPendingKeyOfTheNamespace) {
   }
 }
 
+// Every rank that was there has left after an abandonment (the waiters answered, the abandoning
+// rank gone) before the last rank connects — a slow thread or process. The server stays up for it
+// and it fails at once with the reason, instead of being refused until its deadline (CI saw this
+// under ASan: Api.ARankThatCannotJoinFailsTheOthersAtOnce, 30 s of "connection refused").
+TEST_F(BootstrapStore, ARankArrivingAfterEveryoneLeftAnAbandonedNamespaceStillGetsTheReason) {
+  {
+    auto waiting = Client(), failing = Client();
+    Bootstrap rank0(waiting, "cE", 0, 3, 30);
+    Status gathered;
+    std::thread t([&] {
+      std::vector<std::string> all;
+      gathered = rank0.AllGather("zero", &all);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Bootstrap::Abandon(*failing, "cE", "rank 1 of 3 (host h, pid 1) could not join: gone", Deadline::After(5));
+    t.join();
+    EXPECT_EQ(gathered.code(), tcclRemoteError);
+  }
+  // Both connections are closed now; the server checks for clients at least once a second.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::shared_ptr<StoreClient> late;
+  Status st = StoreClient::Connect(bound_, secret_, Deadline::After(2), &late);
+  ASSERT_TRUE(st.ok()) << st.message();
+  Bootstrap rank2(late, "cE", 2, 3, 30);
+  std::vector<std::string> all;
+  const auto t0 = std::chrono::steady_clock::now();
+  st = rank2.AllGather("two", &all);
+  EXPECT_EQ(st.code(), tcclRemoteError);
+  EXPECT_NE(st.message().find("could not join: gone"), std::string::npos) << st.message();
+  EXPECT_LT(Since(t0), 5.0);
+}
+
 TEST_F(BootstrapStore, WithoutAbandonmentTheAllGatherCompletes) {
   auto a = Client(), b = Client();
   Bootstrap r0(a, "cC", 0, 2, 30), r1(b, "cC", 1, 2, 30);

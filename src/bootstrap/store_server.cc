@@ -42,7 +42,8 @@ struct Client {
 
 class StoreServer {
  public:
-  StoreServer(int listenFd, const uint8_t secret[16], bool persistent) : listenFd_(listenFd), persistent_(persistent) {
+  StoreServer(int listenFd, const uint8_t secret[16], bool persistent)
+      : listenFd_(listenFd), persistent_(persistent), lingerSec_((double)ParamInt("TIMEOUT")) {
     memcpy(secret_, secret, 16);
   }
 
@@ -84,7 +85,7 @@ class StoreServer {
       foreignClients_.store(foreign);
       pendingGets_.store(waiters_.size());
       hadClient = hadClient || participants > 0;
-      if (hadClient && authed == 0 && !persistent_) break;
+      if (hadClient && authed == 0 && !persistent_ && !Lingering(now)) break;
     }
     close(listenFd_);
     for (auto& c : clients_) close(c->fd);
@@ -93,6 +94,12 @@ class StoreServer {
   }
 
  private:
+  // After an abandonment the ranks that were here leave at once, possibly before a slower rank has
+  // even connected; that rank would then find no server and retry until its own TCCL_TIMEOUT
+  // ("connection refused"). So the server stays up for TCCL_TIMEOUT after the last abandonment,
+  // the longest a rank started with it would keep trying, to give latecomers the reason at once.
+  bool Lingering(double now) const { return abandonedAt_ >= 0 && now - abandonedAt_ < lingerSec_; }
+
   void AcceptOne() {
     int fd = accept4(listenFd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) return;
@@ -152,6 +159,7 @@ class StoreServer {
         if (cmd.key == FailedKeyOf(cmd.key)) {
           // The first reason stays: later ones are ranks failing because of it.
           kv_.emplace(cmd.key, std::move(cmd.value));  // does not make c a participant
+          abandonedAt_ = NowSeconds();
           AnswerNamespace(cmd.key.substr(0, cmd.key.find('/') + 1));
           continue;
         }
@@ -220,6 +228,8 @@ class StoreServer {
 
   int listenFd_;
   bool persistent_;
+  double lingerSec_;
+  double abandonedAt_ = -1;  // NowSeconds() of the last abandonment, -1 before any
   std::atomic<size_t> foreignClients_{0};  // authenticated clients from other processes
   std::atomic<size_t> pendingGets_{0};
   std::atomic<double> lastRequest_{0};

@@ -1,7 +1,8 @@
 // The bootstrap rendezvous: a small key-value store served by one thread in the process that made
 // the unique id (or rank 0 of a launcher job). Ranks put their addresses in it and wait for each
 // other's; a Get blocks until the key exists (or its namespace was abandoned, store_protocol.h).
-// The thread exits once every client that took part (set or waited for a record) has gone again.
+// The thread exits once every client that took part (set or waited for a record) has gone again
+// (after an abandonment, not before TCCL_TIMEOUT has passed: a later rank still learns why).
 #pragma once
 
 #include <cstdint>
