@@ -33,6 +33,14 @@ bool CpuRunsAvx512() {
 #endif
 }
 
+bool CpuRunsAvx512Bf16() {
+#if defined(__x86_64__) && defined(TCCL_HAVE_AVX512_BF16_KERNELS)
+  return CpuRunsAvx512() && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 std::vector<KernelIsa> SupportedIsas() {
@@ -40,6 +48,7 @@ std::vector<KernelIsa> SupportedIsas() {
     std::vector<KernelIsa> v{KernelIsa::Portable};
     if (CpuRunsAvx2()) v.push_back(KernelIsa::Avx2);
     if (CpuRunsAvx512()) v.push_back(KernelIsa::Avx512);
+    if (CpuRunsAvx512Bf16()) v.push_back(KernelIsa::Avx512Bf16);
     return v;
   }();
   return isas;
@@ -51,11 +60,15 @@ const char* IsaName(KernelIsa isa) {
   switch (isa) {
     case KernelIsa::Avx2: return "avx2";
     case KernelIsa::Avx512: return "avx512";
+    case KernelIsa::Avx512Bf16: return "avx512bf16";
     default: return "portable";
   }
 }
 
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+#if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
+  if (isa == KernelIsa::Avx512Bf16) return avx512_bf16::GetReduce(dt, op);
+#endif
 #if defined(TCCL_HAVE_AVX512_KERNELS)
   if (isa == KernelIsa::Avx512) return avx512::GetReduce(dt, op);
 #endif

@@ -24,7 +24,8 @@ namespace tccl {
 using ReduceFn = void (*)(void* dst, const void* a, const void* b, size_t n);
 using DivideFn = void (*)(void* dst, size_t n, int divisor);
 
-enum class KernelIsa { Portable, Avx2, Avx512 };
+// Avx512Bf16: Avx512 on a CPU that also has AVX512_BF16 and AVX-512DQ (only bfloat16 differs).
+enum class KernelIsa { Portable, Avx2, Avx512, Avx512Bf16 };
 
 // The best ISA this CPU runs, decided once.
 KernelIsa BestIsa();
@@ -37,7 +38,8 @@ const char* IsaName(KernelIsa isa);
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa = BestIsa());
 DivideFn GetDivideFn(tcclDataType_t dt);
 
-// Per-ISA tables, defined in reduce_portable.cc, reduce_avx2.cc and reduce_avx512.cc.
+// Per-ISA tables, defined in reduce_portable.cc, reduce_avx2.cc and reduce_avx512.cc (compiled a
+// second time as reduce_avx512_bf16.cc).
 namespace portable {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
@@ -45,6 +47,9 @@ namespace avx2 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 namespace avx512 {
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+}
+namespace avx512_bf16 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 
