@@ -8,9 +8,9 @@
  *     ring (no output line read, no read-back);
  *   2 slot:    reduce into a cached slot, copy it into the ring and stream it into the output.
  * The rings here are private to each thread: no line moves between cores, unlike the library's.
- * It predicted forward 8-25% faster at 16 and 256 MiB; built into the library (the executor's
- * receive-and-reduce handing each piece to the send) it measured level with the current schedule
- * (docs/performance.md, "The reduced half handed straight to the send, tried and not kept").
+ * It predicted forward 8-25% faster at 16 and 256 MiB; built into the library through a bounce
+ * buffer it measured level; perf/two_shot_model_probe.c, with shared rings, showed why (docs/performance.md,
+ * "The reduced half written straight into the send").
  *
  *   cc -O2 -mavx2 -pthread perf/forward_store_probe.c -o /tmp/forward_store_probe
  *   for m in 16 256; do for k in 0 1 2; do /tmp/forward_store_probe $m $k; done; done

@@ -237,6 +237,58 @@ TEST(ThreadRanksStreaming, FinalReceivesStreamWhereTheBuffersOutgrowTheCache) {
   }
 }
 
+// At 2 ranks the two-shot's gather sends each reduced piece as the receive-and-reduce makes it
+// (Op::forwardTo), where the operation's buffers outgrow the cache: the results stay canonical in
+// and out of place, with the ranks mixing the two, on unaligned buffers, and bytes are forwarded;
+// none where the buffers fit. Float32 sum and the exact types (the sweep's large counts).
+TEST(ThreadRanksStreaming, TheTwoShotForwardsItsReducedHalfWhereTheBuffersOutgrowTheCache) {
+  const size_t llc = tccl::LastLevelCacheBytes();
+  if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
+  ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot");
+  auto sweep = [&](size_t count) {
+    SweepOptions opt;
+    opt.colls = {"all_reduce"};
+    opt.types = {tcclFloat32};
+    opt.largeTypes = {tcclFloat32, tcclInt32, tcclBfloat16};
+    opt.counts = {};
+    opt.largeCounts = {count};
+    opt.quickLargeCount = count;
+    opt.expectCanonical = true;
+    opt.mixInPlace = true;
+    RunOnThreads(2, opt);
+  };
+  uint64_t before = tccl::ForwardedBytes();
+  sweep(llc / 16 / sizeof(float));  // 2 ranks' buffers: at most llc / 2
+  EXPECT_EQ(tccl::ForwardedBytes(), before);
+  const size_t large = (llc / 2 + ((size_t)1 << 20)) / sizeof(float);
+  before = tccl::ForwardedBytes();
+  sweep(large);
+  // Each rank's half of every large call, but for pieces the ring had no room for.
+  EXPECT_GT(tccl::ForwardedBytes(), before + large * sizeof(float));
+  // Windows of 3001 bytes (taken in whole elements), none at every third
+  // call: each reduce forwards in short pieces, and those that find no window receive the rest of
+  // the slice into its place, from which the send sends it once the reduce is done.
+  tccl::LimitSendWindowsForTests(3001, 3);
+  before = tccl::ForwardedBytes();
+  sweep(large);
+  tccl::LimitSendWindowsForTests(0, 0);
+  EXPECT_GT(tccl::ForwardedBytes(), before);
+  // Slices of 32 KiB in 192 KiB rings, which hold the five slices that can be in flight with
+  // little to spare: the window is sometimes short or gone, and the rest of a slice is received
+  // into its place and sent from there. And 128 KiB slices in those rings, which do not hold five:
+  // the layout that forwards is not used (TwoShotAllReduce), nothing is forwarded.
+  ScopedEnv ring("TCCL_SHM_RING_BYTES", "196608");
+  {
+    ScopedEnv slices("TCCL_CHUNK_BYTES", "32768");
+    before = tccl::ForwardedBytes();
+    sweep(large);
+    EXPECT_GT(tccl::ForwardedBytes(), before);
+  }
+  before = tccl::ForwardedBytes();
+  sweep(large);
+  EXPECT_EQ(tccl::ForwardedBytes(), before);
+}
+
 // Single copy between threads (transports/shm/single_copy.h): with the threshold just above the
 // LL protocol's largest message, almost every message is read straight from the sender's buffer,
 // under every algorithm of the table (the simulator proves none deadlocks when sends wait for

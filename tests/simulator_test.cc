@@ -108,6 +108,59 @@ TEST(Simulator, EveryAlgorithmWithSendsThatWaitForTheReceiver) {
   });
 }
 
+// The 2-rank two-shot sends each reduced slice in the step that reduces it and takes the peer's in
+// the next (TwoShotAllReduce): that relies on a channel holding five slices (CollArgs::
+// bufferedBytes), and only where it is told so. With channels holding exactly that it completes,
+// in and out of place and with the ranks mixing the two; told so over channels that hold less than
+// a slice, it deadlocks (the buffering is needed; five slices are what can be in flight, so that a
+// send never waits, not the least that works). Told a byte less, or that
+// slices are read in one copy (bufferedBelow), or with avg, or where the buffers fit the cache,
+// it does not use that layout.
+TEST(Simulator, TheTwoRankTwoShotReliesOnlyOnTheBufferingItIsTold) {
+  const AlgorithmInfo* twoshot = nullptr;
+  for (const AlgorithmInfo& alg : AllAlgorithms())
+    if (alg.coll == CollKind::AllReduce && std::string(alg.name) == "twoshot") twoshot = &alg;
+  ASSERT_NE(twoshot, nullptr);
+  // Whether rank 0's schedule has a send that waits for a receive of its step (the forward layout).
+  auto forwards = [&](CollArgs a) {
+    a.kind = CollKind::AllReduce;
+    a.rank = 0;
+    for (const Step& st : twoshot->generate(a).steps)
+      for (const Op& op : st.ops)
+        if (op.kind == OpKind::Send && op.after >= 0) return true;
+    return false;
+  };
+  const size_t slice = 4096;  // 16 KiB of float: above what travels with its tag
+  for (size_t count : {2 * slice, 6 * slice + 1, 20 * slice + 7}) {
+    // The generator's slice: the larger half in equal slices of at most `slice`.
+    const size_t half = (count + 1) / 2, k = (half + slice - 1) / slice, slot = (half + k - 1) / k;
+    const size_t five = 5 * (slot * 4 + 64);
+    for (bool inPlace : {false, true}) {
+      CollArgs a = SimArgs(2, count, slice, inPlace);
+      a.bufferedBytes = five;
+      a.buffersOutgrowCache = true;
+      EXPECT_TRUE(forwards(a)) << What(*twoshot, a);
+      SimResult r = Simulate(*twoshot, a);
+      EXPECT_TRUE(r.ok) << What(*twoshot, a) << ": " << r.error;
+      r = Simulate(*twoshot, a, false, {true, false});
+      EXPECT_TRUE(r.ok) << What(*twoshot, a) << " rank 0 in place: " << r.error;
+      r = Simulate(*twoshot, a, false, {}, slot * 2);
+      EXPECT_FALSE(r.ok) << What(*twoshot, a) << " over channels of half a slice";
+      EXPECT_NE(r.error.find("deadlock"), std::string::npos) << r.error;
+      for (int variant = 0; variant < 4; ++variant) {
+        CollArgs b = a;
+        if (variant == 0) b.bufferedBytes = five - 1;
+        if (variant == 1) b.bufferedBelow = slot * 4;
+        if (variant == 2) b.op = tcclAvg;
+        if (variant == 3) b.buffersOutgrowCache = false;
+        EXPECT_FALSE(forwards(b)) << What(*twoshot, b) << " variant " << variant;
+        r = Simulate(*twoshot, b, /*sendsWaitForReceiver=*/true);
+        EXPECT_TRUE(r.ok) << What(*twoshot, b) << " variant " << variant << ": " << r.error;
+      }
+    }
+  }
+}
+
 // Whether a call is in place is each rank's own choice (its pointers, as in NCCL; the tag does
 // not carry it), so the ranks of one call may mix both: every algorithm must then still match its
 // messages, finish, and produce the right output, with buffered sends and with sends that wait.
@@ -182,20 +235,24 @@ Schedule OrderedReceivesBehindAWait(const CollArgs& a) {
   return s;
 }
 
-// A send that waits on a receive of its own step would send what was there when the step began.
-Schedule ForwardsInTheSameStep(const CollArgs& a) {
+// A chain broadcast in one step: each rank receives and sends on what it received, the send
+// waiting for the receive (Op::after). `waitOnSend`: the forward names the rank's other send
+// instead, which writes nothing.
+Schedule ForwardInTheSameStep(const CollArgs& a, bool waitOnSend) {
   Schedule s;
   if (a.rank == 0) {
     s.steps.push_back({{MakeSend(1, {kRecvBuf, 0}, a.count)}});
   } else {
     Op forward = MakeSend((a.rank + 1) % a.nranks, {kRecvBuf, 0}, a.count);
-    forward.after = 0;
-    Step st{{MakeRecv(a.rank - 1, {kRecvBuf, 0}, a.count)}};
+    forward.after = waitOnSend ? 1 : 0;
+    Step st{{MakeRecv(a.rank - 1, {kRecvBuf, 0}, a.count), MakeSend(a.rank - 1, {kSendBuf, 0}, 0)}};
     if (a.rank + 1 < a.nranks) st.ops.push_back(forward);
     s.steps.push_back(st);
   }
   return s;
 }
+Schedule ForwardsInTheSameStep(const CollArgs& a) { return ForwardInTheSameStep(a, false); }
+Schedule ForwardsAfterASend(const CollArgs& a) { return ForwardInTheSameStep(a, true); }
 
 // The hand-written broadcast schedules above: 2 elements on 3 ranks, root 0, in place.
 CollArgs SmallBroadcast() {
@@ -207,11 +264,18 @@ CollArgs SmallBroadcast() {
   return a;
 }
 
-TEST(Simulator, RejectsSendsThatWaitInTheirStep) {
+// A send that waits for a receive of its step sends what the receive wrote (the executor reads
+// its data only then), in every mode of sending; a send can only wait for a receive.
+TEST(Simulator, ASendThatWaitsForAReceiveOfItsStepSendsWhatItWrote) {
   AlgorithmInfo alg{"forward", CollKind::Broadcast, &ForwardsInTheSameStep, true, ""};
-  SimResult r = Simulate(alg, SmallBroadcast());
+  for (bool sendsWait : {false, true}) {
+    SimResult r = Simulate(alg, SmallBroadcast(), sendsWait);
+    EXPECT_TRUE(r.ok) << r.error;
+  }
+  AlgorithmInfo bad{"forward-after-send", CollKind::Broadcast, &ForwardsAfterASend, true, ""};
+  SimResult r = Simulate(bad, SmallBroadcast());
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.error.find("data is read when the step starts"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("which is not a receive"), std::string::npos) << r.error;
 }
 
 TEST(Simulator, ReceivesFromOnePeerInTheOrderListed) {

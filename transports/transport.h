@@ -31,6 +31,9 @@ struct RecvSink {
   // `consume` storing past the cache, called instead of it where a transport streams final places
   // (shm: ShmOperation::streamOutputs); the transport fences after it. Null: `consume` always.
   void (*consumeStreamed)(void* ctx, const void* frag, size_t offset, size_t bytes) = nullptr;
+  // At most this many bytes this call: a consumer that writes what it reduces straight into a
+  // send's window (Connection::SendWindow) takes no more than the window holds.
+  size_t maxBytes = SIZE_MAX;
 };
 
 class Connection {
@@ -42,6 +45,19 @@ class Connection {
   // Deliver up to the rest of the current incoming message (`total` bytes, `done` delivered) to
   // `sink`. Returns bytes delivered.
   virtual Status TryRecv(const RecvSink& sink, size_t done, size_t total, size_t* delivered) = 0;
+  // A send written in place by its producer (the executor's forward of what a receive-and-reduce
+  // reduces, exec/executor.cc). SendWindow: where the current outgoing message (`total` bytes,
+  // `done` sent) continues in this connection's own buffer, and how many bytes of it may be
+  // written there now (*bytes); null where this connection does not send that way, or not now.
+  // SendWritten: the next `n` bytes, at most what the window offered, are written there: sends
+  // them.
+  virtual void* SendWindow(size_t done, size_t total, size_t* bytes) {
+    (void)done;
+    (void)total;
+    *bytes = 0;
+    return nullptr;
+  }
+  virtual void SendWritten(size_t n) { (void)n; }
   // File descriptor to poll for readiness, or -1 if this connection is woken by the doorbell.
   virtual int PollFd() const { return -1; }
   // Wakes the peer if TrySend/TryRecv moved data since the last call. Data is visible to the peer

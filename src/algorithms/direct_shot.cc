@@ -188,27 +188,68 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
       if (fn) gather->ops.push_back(MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
     }
   };
-  // With two ranks, slice j's reduced half goes out with slice j+1's exchange, while it is still
-  // in the cache: gathering only after the whole reduce-scatter read every reduced slice back
-  // from memory (half the message per rank). Together with the gather's receives stored past the
-  // cache (Op::finalDst), which keep that slice there, 2-rank 256 MiB calls took 11-25% less
-  // time, alternated on 2 cores; alone it was not consistently faster. With more ranks the slice
-  // read back is 1/N of the message, and each step would wait for every peer's reduction of the
-  // slice before: at 8 ranks on 2 cores 4-24% slower from 8 MiB in one run, +-6% in another
-  // (docs/performance.md, "The two-shot's all-gather while the slice is in cache").
-  // Both ends append the exchange's messages before the gather's, so each pair's messages keep
-  // one order; in place, a gather receive overwrites the sender's input slice j, which went to
-  // its owner in the step before.
-  const bool interleave = N == 2;
+  // With two ranks, slice j's reduced half goes out in slice j's own exchange step, as a send that
+  // waits for the receive-and-reduce (Op::after): the executor writes each reduced piece straight
+  // into the send's ring and copies it on into the output from there (Op::forwardTo), so the
+  // output is stored without being read first (past the cache where the buffers outgrow it) and
+  // never read back. The peer's reduced half of slice j comes in the next step, listed first (it is
+  // ahead of that step's exchange on the stream), so no step waits for the peer's reduce of what
+  // it sent in that step; in place it lands on the input slice the step before sent. 2 ranks,
+  // 256 MiB, alternated on 2 cores: 37-40 ms against 43-47 (docs/performance.md, "The reduced half
+  // written straight into the send").
+  // A send of slice j then completes before the peer takes it, so this layout needs buffering
+  // (CollArgs::bufferedBytes): a rank enters step t only after taking what the peer sent in its
+  // step t-1, so the peer is at step t-1 or later, and of this rank's messages it has at most five
+  // not yet taken — the gather of t-2 and the exchange of t-1 (its step t-1's receives), the gather
+  // of t-1, and the exchange and gather of t. Each is at most a slice, placed 16-byte aligned.
+  // Elsewhere (TCP, small rings, slices read in one copy), for slices small enough to travel with
+  // their tag (nothing to forward), with avg (the slice is divided in a step of its own first) and
+  // where the buffers fit the cache (CollArgs::buffersOutgrowCache; there the read-back comes from
+  // the cache and the layout measured up to 12% slower in place), slice j goes out with slice
+  // j+1's exchange, read back while still in the cache.
+  // With more ranks the slice read back is 1/N of the message, and each step would wait for every
+  // peer's reduction of the slice before: interleaved at 8 ranks on 2 cores, 4-24% slower from
+  // 8 MiB in one run, +-6% in another (docs/performance.md, "The two-shot's all-gather while the
+  // slice is in cache"). Both ends append the exchange's messages before the gather's.
+  const size_t sliceBytes = slot * a.elemSize;
+  const bool buffered = 5 * (sliceBytes + 64) <= a.bufferedBytes && (a.bufferedBelow == 0 || sliceBytes < a.bufferedBelow);
+  const bool forward = N == 2 && a.op != tcclAvg && buffered && sliceBytes > kStagedSendBytes && a.buffersOutgrowCache;
+  const bool interleave = N == 2 && !forward;
+  // The peer's reduced half of slice j, into its final place (two ranks).
+  auto gatherRecv = [&](size_t j) {
+    const int from = 1 - r;
+    const size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
+    return MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn);
+  };
   for (size_t j = 0; j < K; ++j) {
     const size_t exchangeAt = s.steps.size();
     // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
-    // (peers only receive other chunks of it, sent in the exchange step before).
-    // Not final: the gather sends the reduced slice from there.
-    AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)}, /*outFinal=*/false);
-    if (!interleave || j == 0) continue;
+    // (peers only receive other chunks of it, sent in the exchange step before or in this one).
+    AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, m.begin(a, r)}, /*outFinal=*/forward);
+    if (!forward && (!interleave || j == 0)) continue;
     if (s.steps.size() == exchangeAt) s.steps.push_back({});
-    appendGather(j - 1, &s.steps[exchangeAt]);
+    Step& step = s.steps[exchangeAt];
+    if (!forward) {
+      appendGather(j - 1, &step);
+      continue;
+    }
+    Step gather;
+    if (j > 0 && gatherRecv(j - 1).count) gather.ops.push_back(gatherRecv(j - 1));
+    int reduced = -1;
+    for (const Op& op : step.ops) {
+      if (op.kind == OpKind::RecvReduce) reduced = (int)gather.ops.size();
+      gather.ops.push_back(op);
+    }
+    const size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
+    if (on) {
+      gather.ops.push_back(MakeSend(1 - r, {kRecvBuf, m.begin(a, r) + ob}, on));
+      gather.ops.back().after = reduced;
+    }
+    step = gather;
+  }
+  if (forward) {
+    if (gatherRecv(K - 1).count) s.steps.push_back({{gatherRecv(K - 1)}});
+    return s;
   }
   for (size_t j = interleave ? K - 1 : 0; j < K; ++j) {
     Step gather;

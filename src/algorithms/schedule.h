@@ -38,9 +38,9 @@ struct Op {
   BufRef src, dst, own;
   size_t count = 0;
   size_t stride = 0;
-  // Index of an op of the same step that must complete before this one starts. Receives only: a
-  // send's data is read when its step starts (small ones are staged then), so a value received in
-  // a step is sent on in the next one.
+  // Index of an op of the same step that must complete before this one starts. A send with one
+  // sends what that op (a receive or receive-and-reduce) writes: its data is read (a small one
+  // staged) only then. Every other send's data is read when its step starts.
   int after = -1;
   // Filled in by PrepareSchedule (exec/executor.h) for messages: the index of the op before this
   // one on the same connection and direction in its step (-1: none), which must finish before this
@@ -48,6 +48,10 @@ struct Op {
   // this message's tag (and a small message's payload) is kept.
   int prevOnStream = -1;
   size_t stageAt = 0;
+  // Filled in by PrepareSchedule for a receive-and-reduce that a send of its step waits for
+  // (`after`) to send on what it wrote, to the same peer, all of it: that send's index (-1: none).
+  // The executor may then hand each reduced piece to the send as it is made (its forward).
+  int forwardTo = -1;
   // A receive (or receive-reduce) into its final place, which the schedule does not read again:
   // where the operation's buffers outgrow the cache, a transport may store it past the cache
   // (ShmOperation::streamOutputs).
@@ -98,16 +102,31 @@ struct CollArgs {
   // set when every rank is on this host and every local rank can map every other's memory (the
   // same on every rank, whatever the call's buffers). 0: such scratch is private and copied.
   size_t sharedScratchBytes = 0;
+  // What a rank may have sent to a peer and the peer not yet taken before its sends wait for the
+  // peer's receives: up to `bufferedBytes` in all (each shared-memory channel's ring where every
+  // peer is on this host; 0: nothing, as over TCP, whose socket buffers are not the library's), in
+  // messages below `bufferedBelow` bytes (from there a message may be read in one copy and complete
+  // only once taken, transports/shm/single_copy.h; 0: no such size). The same on every rank,
+  // whatever its buffers. Schedules need no buffering at all unless they check these
+  // (TwoShotAllReduce at 2 ranks); the simulator holds a schedule to them where they are set.
+  size_t bufferedBytes = 0;
+  size_t bufferedBelow = 0;
+  // The call's send and receive buffers on this host, counted out of place whatever each rank does
+  // (so every rank agrees), outgrow the last-level cache (OutgrowsLastLevelCache,
+  // topology/cache_size.h): where a schedule's layout depends on it.
+  bool buffersOutgrowCache = false;
 };
 
 // The executor copies a send of at most this many bytes (with its tag) when the send's step starts,
 // and the payload then travels in the tag's message (src/exec/executor.cc: the extra copy costs less
 // than a second message). So another op of the same step may overwrite such a send's source: a
-// 2-rank in-place direct all-reduce receives and reduces into the buffer it sends from.
+// 2-rank in-place direct all-reduce receives and reduces into the buffer it sends from. A send that
+// waits for another op (Op::after) is staged when that op is done instead.
 constexpr size_t kStagedSendBytes = 8192;
-inline bool SendIsStaged(const Op& op, size_t elemSize) {
+inline bool SendIsInline(const Op& op, size_t elemSize) {
   return op.kind == OpKind::Send && op.count * elemSize <= kStagedSendBytes;
 }
+inline bool SendIsStaged(const Op& op, size_t elemSize) { return SendIsInline(op, elemSize) && op.after < 0; }
 
 // The bytes of one rank's send and receive buffers in a call.
 struct CallBufferBytes {

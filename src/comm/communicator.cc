@@ -201,6 +201,12 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
   a.singleCopyBytes = SingleCopyBytesFor(a, send, recv);
   a.sharedScratchBytes = sharedScratchBytes_;
+  if (allLocal_ && shm_) {
+    a.bufferedBytes = shm_->RingBytes();
+    a.bufferedBelow = shm_->SingleCopy().minBytes;
+    const CallBufferBytes b = BufferBytes(a);
+    a.buffersOutgrowCache = OutgrowsLastLevelCache(sameHost_.size() * (b.recv + b.send));
+  }
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;

@@ -41,11 +41,48 @@ void ConsumeReduceStreamed(void* ctx, const void* frag, size_t offset, size_t by
   }
 }
 
+// A receive-and-reduce whose result a send of the same step sends on to the same peer
+// (Op::forwardTo), forwarded: each piece is reduced straight into the send's window in the
+// connection's buffer (Connection::SendWindow) and copied on from there into its place while it
+// is still in L1, so the place is stored without being read first (streamed where it is final and
+// the buffers outgrow the cache) and the send never reads it back. 2 KiB pieces: a piece, its
+// operands and its copy stay in L1. A model of the 2-rank two-shot with shared rings
+// (perf/two_shot_model_probe.c) ran 256 MiB in 35-39 ms so against 44-46 reducing into the output
+// and sending from there; through a 16 KiB bounce buffer, or in 16 KiB pieces read back from L2,
+// the gain was gone (docs/performance.md, "The reduced half written straight into the send").
+struct ForwardCtx {
+  ReduceCtx reduce;
+  unsigned char* window;  // where the send's byte `base` goes
+  size_t base;
+};
+
+void ForwardReduced(ForwardCtx* c, const void* frag, size_t offset, size_t bytes, bool stream) {
+  constexpr size_t kPiece = 2048;  // a multiple of every element size
+  const auto* f = static_cast<const unsigned char*>(frag);
+  const ReduceCtx& r = c->reduce;
+  unsigned char* w = c->window + (offset - c->base);
+  for (size_t at = 0; at < bytes; at += kPiece) {
+    const size_t n = std::min(kPiece, bytes - at);
+    r.fn(w + at, r.local + offset + at, f + at, n / r.elemSize);
+    if (stream)
+      StreamCopy(r.dst + offset + at, w + at, n);
+    else
+      CopyBytes(r.dst + offset + at, w + at, n);
+  }
+}
+void ConsumeForward(void* ctx, const void* frag, size_t offset, size_t bytes) {
+  ForwardReduced(static_cast<ForwardCtx*>(ctx), frag, offset, bytes, false);
+}
+void ConsumeForwardStreamed(void* ctx, const void* frag, size_t offset, size_t bytes) {
+  ForwardReduced(static_cast<ForwardCtx*>(ctx), frag, offset, bytes, true);
+}
+
 unsigned char* Ptr(const std::vector<void*>& bufs, BufRef r, size_t elemSize) {
   return static_cast<unsigned char*>(bufs[r.buf]) + r.offset * elemSize;
 }
 
 std::atomic<uint64_t> g_streamedCopyBytes{0};
+std::atomic<uint64_t> g_forwardedBytes{0};
 
 // A local copy: CopyBytes where the ranges are apart (the common case), memmove where they overlap.
 // Into a final place whose lines nothing reads again (`stream`), streaming stores: ordinary stores
@@ -127,10 +164,17 @@ void PrepareSchedule(Schedule* s, size_t elemSize) {
   for (Step& step : s->steps) {
     last.clear();
     size_t staging = 0;
+    for (Op& op : step.ops) op.forwardTo = -1;
     for (size_t i = 0; i < step.ops.size(); ++i) {
       Op& op = step.ops[i];
       op.prevOnStream = -1;
       op.stageAt = 0;
+      if (op.kind == OpKind::Send && op.after >= 0) {
+        Op& from = step.ops[op.after];
+        if (from.kind == OpKind::RecvReduce && from.peer == op.peer && from.count == op.count &&
+            from.dst.buf == op.src.buf && from.dst.offset == op.src.offset && op.count * elemSize > kInlineBytes)
+          from.forwardTo = (int)i;
+      }
       if (IsLocal(op.kind) || op.count == 0) continue;
       const size_t key = 2 * (size_t)op.peer + (op.kind == OpKind::Send);
       if (last.size() <= key) last.resize(key + 1, -1);
@@ -156,6 +200,46 @@ ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op) {
 }
 
 uint64_t StreamedCopyBytes() { return g_streamedCopyBytes.load(std::memory_order_relaxed); }
+uint64_t ForwardedBytes() { return g_forwardedBytes.load(std::memory_order_relaxed); }
+
+namespace {
+
+// Sets `sink` up to forward what the receive-and-reduce op i reduces to its send (Op::forwardTo)
+// where that is possible now: the send is next on its stream, its tag is out (sent here), it has
+// sent exactly what the receive delivered, and its connection offers a window. Otherwise `sink`
+// stays a plain receive-and-reduce into the result's place, from which the send sends once it is
+// done (where a plain receive took part of a slice, it takes the rest too).
+Status StartForward(const Op* ops, size_t i, size_t* doneAt, size_t* tagDoneAt, const ExecKernels& k,
+                    const ExecEnv& env, Connection* c, ForwardCtx* f, RecvSink* sink, std::vector<Connection*>* moved) {
+  const Op& op = ops[i];
+  const size_t j = (size_t)op.forwardTo;
+  const Op& send = ops[j];
+  if (doneAt[j] != doneAt[i]) return Status::Ok();
+  if (send.prevOnStream >= 0 && doneAt[send.prevOnStream] != SIZE_MAX) return Status::Ok();
+  const size_t total = send.count * k.elemSize;
+  if (tagDoneAt[j] < kTag) {
+    OpTag want = env.tag;
+    want.bytes = total;
+    size_t n = 0;
+    TCCL_RETURN_IF_ERROR(c->TrySend(&want, tagDoneAt[j], kTag, &n));
+    tagDoneAt[j] += n;
+    if (n) moved->push_back(c);
+    if (tagDoneAt[j] < kTag) return Status::Ok();
+  }
+  size_t room = 0;
+  void* window = c->SendWindow(doneAt[j], total, &room);
+  room -= room % k.elemSize;
+  if (!window || room == 0) return Status::Ok();
+  *f = {*static_cast<const ReduceCtx*>(sink->ctx), static_cast<unsigned char*>(window), doneAt[j]};
+  sink->consume = &ConsumeForward;
+  sink->consumeStreamed = &ConsumeForwardStreamed;
+  sink->finalDst = op.finalDst;
+  sink->ctx = f;
+  sink->maxBytes = room;
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
                const std::function<std::string()>& describe) {
@@ -172,6 +256,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
   struct Scratch {
     std::vector<size_t> done, tagDone;
     std::vector<ReduceCtx> rctx;
+    std::vector<ForwardCtx> fctx;
     std::vector<pollfd> sockets;
     std::vector<Connection*> moved;  // connections touched in this pass: published once (a no-op unless due)
     std::vector<unsigned char> staging;  // per message: tag + inline payload, at Op::stageAt
@@ -183,7 +268,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     Waiter* w;
     ~WaitScope() { w->Done(); }
   } waitScope{env.waiter};
-  auto& [done, tagDone, rctx, sockets, moved, staging, waitingOn] = scratch;
+  auto& [done, tagDone, rctx, fctx, sockets, moved, staging, waitingOn] = scratch;
   if (staging.size() < s.stagingBytes) staging.resize(s.stagingBytes);
   unsigned char* const stagingBase = staging.data();
   const size_t nsteps = s.steps.size();
@@ -198,6 +283,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       done.resize(nops);
       tagDone.resize(nops);
       rctx.resize(nops);
+      fctx.resize(nops);
     }
     size_t* const doneAt = done.data();
     size_t* const tagDoneAt = tagDone.data();
@@ -252,6 +338,13 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         // ring update and one wake-up instead of two), staged with the tag in `staging`.
         const bool inl = total <= kInlineBytes;
         const size_t head = inl ? kTag + total : kTag;
+        // A send of what an op of its step wrote (Op::after) is staged now that the op is done.
+        if (sending && inl && op.after >= 0 && tagDoneAt[i] == 0) {
+          OpTag t = env.tag;
+          t.bytes = total;
+          memcpy(stagingBase + op.stageAt, &t, kTag);
+          CopyBytes(stagingBase + op.stageAt + kTag, Ptr(bufs, op.src, es), total);
+        }
         if (tagDoneAt[i] < head) {
           // (Only a large send has no place here: it sends its tag from `want`. A schedule of large
           // sends alone leaves `staging` empty, so no element of it is named.)
@@ -298,13 +391,28 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
             if (op.kind == OpKind::Recv) {
               sink.direct = Ptr(bufs, op.dst, es);
               sink.finalDst = op.finalDst;
-            } else {
+            } else if (op.forwardTo < 0) {
               sink.consume = &ConsumeReduce;
               sink.consumeStreamed = &ConsumeReduceStreamed;
               sink.finalDst = op.finalDst;
               sink.ctx = &rctx[i];
+            } else {
+              // The send reads the result back from `dst` unless each piece is forwarded to it.
+              sink.consume = &ConsumeReduce;
+              sink.ctx = &rctx[i];
+              st = StartForward(opAt, i, doneAt, tagDoneAt, k, env, c, &fctx[i], &sink, &moved);
             }
-            st = c->TryRecv(sink, doneAt[i], total, &n);
+            if (st.ok()) st = c->TryRecv(sink, doneAt[i], total, &n);
+            if (st.ok() && sink.ctx == &fctx[i] && n) {
+              const int j = op.forwardTo;
+              c->SendWritten(n);
+              g_forwardedBytes.fetch_add(n, std::memory_order_relaxed);
+              doneAt[j] += n;
+              if (doneAt[j] == total) {
+                doneAt[j] = SIZE_MAX;
+                --remaining;
+              }
+            }
           }
         }
         if (!st.ok()) {

@@ -55,6 +55,9 @@ ExecKernels KernelsFor(tcclDataType_t dt, tcclRedOp_t op);
 // Bytes copied locally into their final place with streaming stores (ExecKernels::streamFinalCopies),
 // in this process: for tests.
 uint64_t StreamedCopyBytes();
+// Bytes a receive-and-reduce handed straight to the send of its result (Op::forwardTo), in this
+// process: for tests.
+uint64_t ForwardedBytes();
 
 // Fills in Op::prevOnStream and Op::stageAt for every message of `s`, for elements of `elemSize`
 // bytes: once per schedule (plans are cached, so a call that repeats pays nothing for it; Execute

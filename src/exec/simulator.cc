@@ -74,6 +74,8 @@ struct RankState {
   bool stepStarted = false;
   std::vector<size_t> recvDone;  // per op of the current step
   std::vector<size_t> sendEnd;   // per op: the mailbox's pushed count once this send is in
+  std::vector<bool> posted;      // per send: in its mailbox (one that waits, Op::after, goes later)
+  size_t unposted = 0;           // sends of the step not in their mailbox yet
 };
 
 struct Sizes {
@@ -92,8 +94,14 @@ Sizes BufferSizes(const CollArgs& a) {
 
 class Sim {
  public:
-  Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait, const std::vector<bool>& inPlaceRanks)
-      : a_(a), ranks_(a.nranks), checkTree_(alg.canonicalOrder), mail_((size_t)a.nranks * a.nranks), sendsWait_(sendsWait) {
+  Sim(const AlgorithmInfo& alg, const CollArgs& a, bool sendsWait, const std::vector<bool>& inPlaceRanks,
+      size_t channelBytes)
+      : a_(a),
+        ranks_(a.nranks),
+        checkTree_(alg.canonicalOrder),
+        mail_((size_t)a.nranks * a.nranks),
+        sendsWait_(sendsWait),
+        channelElems_(channelBytes / std::max<size_t>(1, a.elemSize)) {
     Sizes sz = BufferSizes(a);
     for (int r = 0; r < a.nranks; ++r) {
       RankState& st = ranks_[r];
@@ -195,13 +203,76 @@ class Sim {
     return &(*v)[at];
   }
 
+  // Whether op k of rank r's current step is done, for the ops that wait on it (Op::after): a
+  // receive once it has every element, a send once it is in its mailbox (and taken, where sends
+  // wait for their receiver), a local op at once (it ran when the step started).
+  bool OpDone(const RankState& st, const Step& step, int r, size_t k) {
+    const Op& op = step.ops[k];
+    if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) return st.recvDone[k] == op.count;
+    if (op.kind != OpKind::Send) return true;
+    return SendDone(st, r, op, k);
+  }
+
+  // Whether send k (posted) is all in its channel: at once where channels are unbounded; where
+  // sends wait for their receiver, once it has taken all of it; in a channel of channelElems_
+  // elements, once what the receiver has not taken of it fits there (a message of
+  // a_.bufferedBelow bytes or more only once taken: it may be read in one copy).
+  bool SendDone(const RankState& st, int r, const Op& op, size_t k) {
+    if (!st.posted[k]) return false;
+    const size_t taken = Mail(r, op.peer).taken;
+    const bool oneCopy = channelElems_ && a_.bufferedBelow && op.count * a_.elemSize >= a_.bufferedBelow;
+    if (sendsWait_ || oneCopy) return taken >= st.sendEnd[k];
+    return channelElems_ == 0 || st.sendEnd[k] <= taken + channelElems_;
+  }
+
+  // Puts the step's sends into their mailboxes in the order listed per peer (a connection is an
+  // ordered stream): each as soon as the op it waits for is done (the executor reads its data only
+  // then) and every earlier send to its peer is in.
+  bool PostSends(int r, const Step& step, bool* progressed, std::string* err) {
+    RankState& st = ranks_[r];
+    if (st.unposted == 0) return true;
+    bool someWait = false;  // an earlier send of this pass stays out (then check its peer)
+    for (size_t k = 0; k < step.ops.size(); ++k) {
+      const Op& op = step.ops[k];
+      if (op.kind != OpKind::Send || st.posted[k]) continue;
+      bool earlierWaits = false;
+      for (size_t j = 0; someWait && j < k && !earlierWaits; ++j)
+        earlierWaits = step.ops[j].kind == OpKind::Send && step.ops[j].peer == op.peer && !st.posted[j];
+      if (earlierWaits || (op.after >= 0 && !OpDone(st, step, r, (size_t)op.after))) {
+        someWait = true;
+        continue;
+      }
+      Mailbox& box = Mail(r, op.peer);
+      for (size_t i = 0; i < op.count; ++i) {
+        Sym* s = Ref(r, op.src, i, err);
+        if (!s) return false;
+        box.sent.push_back(*s);
+      }
+      st.sendEnd[k] = box.sent.size();
+      st.posted[k] = true;
+      --st.unposted;
+      ++messages_;
+      *progressed = true;
+    }
+    return true;
+  }
+
   bool Advance(int r, bool* progressed, std::string* err) {
     RankState& st = ranks_[r];
     const Step& step = st.sched.steps[st.step];
     if (!st.stepStarted) {
+      for (const Op& op : step.ops)
+        if (op.kind == OpKind::Send && op.after >= 0 &&
+            (op.after >= (int)step.ops.size() || step.ops[op.after].kind == OpKind::Send)) {
+          *err = Format("rank %d: a send waits on op %d of its step, which is not a receive", r, op.after);
+          return false;
+        }
       if (!CheckNoOverlap(r, step, err)) return false;
       st.recvDone.assign(step.ops.size(), 0);
       st.sendEnd.assign(step.ops.size(), 0);
+      st.posted.assign(step.ops.size(), false);
+      st.unposted = 0;
+      for (const Op& op : step.ops) st.unposted += op.kind == OpKind::Send;
       for (size_t k = 0; k < step.ops.size(); ++k) {
         const Op& op = step.ops[k];
         if (op.kind == OpKind::Send) {
@@ -209,22 +280,11 @@ class Sim {
             *err = Format("rank %d sends to invalid peer %d", r, op.peer);
             return false;
           }
-          if (op.after >= 0) {  // the executor stages a small send's data when the step starts
-            *err = Format("rank %d: a send waits on another op of its step; its data is read when the step starts", r);
-            return false;
-          }
-          Mailbox& box = Mail(r, op.peer);
-          for (size_t i = 0; i < op.count; ++i) {
-            Sym* s = Ref(r, op.src, i, err);
-            if (!s) return false;
-            box.sent.push_back(*s);
-          }
-          st.sendEnd[k] = box.sent.size();
-          ++messages_;
         } else if (!RunLocal(r, op, err)) {
           return false;
         }
       }
+      if (!PostSends(r, step, progressed, err)) return false;
       st.stepStarted = true;
       *progressed = true;
     }
@@ -232,7 +292,7 @@ class Sim {
     for (size_t k = 0; k < step.ops.size(); ++k) {
       const Op& op = step.ops[k];
       if (op.kind != OpKind::Recv && op.kind != OpKind::RecvReduce) continue;
-      if (op.after >= 0 && st.recvDone[op.after] < step.ops[op.after].count) {
+      if (op.after >= 0 && !OpDone(st, step, r, (size_t)op.after)) {
         complete = false;  // waits for the op it depends on
         continue;
       }
@@ -263,11 +323,11 @@ class Sim {
       }
       complete = complete && st.recvDone[k] == op.count;
     }
+    if (!PostSends(r, step, progressed, err)) return false;
     // Single copy (transports/shm/single_copy.h): a send completes only once its receiver has
-    // taken every element of it.
-    if (sendsWait_)
-      for (size_t k = 0; k < step.ops.size(); ++k)
-        if (step.ops[k].kind == OpKind::Send && Mail(r, step.ops[k].peer).taken < st.sendEnd[k]) complete = false;
+    // taken every element of it; in a bounded channel, once it fits (SendDone).
+    for (size_t k = 0; k < step.ops.size(); ++k)
+      if (step.ops[k].kind == OpKind::Send && !SendDone(st, r, step.ops[k], k)) complete = false;
     if (complete) {
       ++st.step;
       st.stepStarted = false;
@@ -427,21 +487,23 @@ class Sim {
   std::vector<Mailbox> mail_;  // nranks x nranks, by (from, to)
   std::vector<Sym> treeInputs_;  // RunLocal's TreeReduce operands, reused
   bool sendsWait_ = false;
+  size_t channelElems_ = 0;  // what a channel holds (0: unbounded)
   size_t messages_ = 0;
 };
 
 }  // namespace
 
 SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver,
-                   const std::vector<bool>& inPlaceRanks) {
+                   const std::vector<bool>& inPlaceRanks, size_t channelBytes) {
   a.kind = alg.coll;
+  if (sendsWaitForReceiver) a.bufferedBytes = a.bufferedBelow = 0;  // no buffering, as the schedules are told
   if (!inPlaceRanks.empty() && inPlaceRanks.size() != (size_t)a.nranks) {
     SimResult bad;
     bad.ok = false;
     bad.error = Format("inPlaceRanks has %zu entries for %d ranks", inPlaceRanks.size(), a.nranks);
     return bad;
   }
-  Sim sim(alg, a, sendsWaitForReceiver, inPlaceRanks);
+  Sim sim(alg, a, sendsWaitForReceiver, inPlaceRanks, channelBytes ? channelBytes : a.bufferedBytes);
   return sim.Run();
 }
 

@@ -27,7 +27,10 @@ struct SimResult {
 // inPlaceRanks: when not empty (one entry per rank), which ranks call in place; `a.inPlace` is
 // then ignored. Whether a call is in place is each rank's own business (its pointers, as in NCCL),
 // so every algorithm must work for any mix.
+// a.bufferedBytes / a.bufferedBelow (CollArgs): where set, each channel holds that much and no more
+// (a send completes once what its receiver has not taken of it fits), unless `channelBytes` says
+// what channels really hold (to check a schedule told more); otherwise channels are unbounded.
 SimResult Simulate(const AlgorithmInfo& alg, CollArgs a, bool sendsWaitForReceiver = false,
-                   const std::vector<bool>& inPlaceRanks = {});
+                   const std::vector<bool>& inPlaceRanks = {}, size_t channelBytes = 0);
 
 }  // namespace tccl

@@ -21,6 +21,8 @@ namespace {
 
 std::atomic<uint64_t> g_ringRestarts{0};
 std::atomic<uint64_t> g_streamedReceiveBytes{0};
+std::atomic<size_t> g_windowLimit{0};
+std::atomic<unsigned> g_windowNone{0}, g_windowCalls{0};
 
 // After n bytes of a receive were stored into their final place past the cache: the fence, so that
 // no later store (the operation's end, seen by another thread) is visible before them, and the count.
@@ -85,6 +87,31 @@ class ShmConnection : public Connection {
     if (IsLarge(total)) return TryRecvLarge(sink, done, total, delivered);
     RecvBytes(sink, done, total, delivered);
     return Status::Ok();
+  }
+
+  // The byte ring's messages only (not LL lines, not single-copy headers), and only while this
+  // ring's copy-in goes through the cache: where it streams (the VM's slow spells, ring_copy_in.h)
+  // a producer's cached stores into the ring would be the slow way. The message is placed
+  // (MessageStart) at its first window, as at its first TrySend.
+  void* SendWindow(size_t done, size_t total, size_t* bytes) override {
+    *bytes = 0;
+    if (total <= kLLMaxBytes || IsLarge(total) || done >= total || copyIn_.streaming()) return nullptr;
+    const uint64_t tail = out_->tail.load(std::memory_order_acquire);
+    if (done == 0) sendHead_ = MessageStart(sendHead_, tail, total);
+    const uint64_t used = sendHead_ - tail;
+    if (used >= cap_) return nullptr;
+    const size_t at = sendHead_ % cap_;
+    *bytes = std::min<size_t>({cap_ - used, cap_ - at, total - done});
+    if (const unsigned nth = g_windowNone.load(std::memory_order_relaxed))
+      if (g_windowCalls.fetch_add(1, std::memory_order_relaxed) % nth == 0) *bytes = 0;
+    if (const size_t limit = g_windowLimit.load(std::memory_order_relaxed)) *bytes = std::min(*bytes, limit);
+    return *bytes ? out_->data + at : nullptr;
+  }
+
+  void SendWritten(size_t n) override {
+    sendHead_ += n;
+    out_->head.store(sendHead_, std::memory_order_release);
+    ringDue_ = true;
   }
 
   void Publish() override {
@@ -168,7 +195,7 @@ class ShmConnection : public Connection {
       uint64_t head = in_->head.load(std::memory_order_acquire);
       uint64_t avail = head > recvTail_ ? head - recvTail_ : 0;
       size_t at = recvTail_ % cap_;
-      size_t n = std::min<size_t>({avail, total - done - got, cap_ - at});
+      size_t n = std::min<size_t>({avail, total - done - got, cap_ - at, sink.maxBytes - got});
       n -= n % sink.granularity;
       if (n == 0) break;
       const unsigned char* frag = in_->data + at;
@@ -365,6 +392,11 @@ class ShmConnection : public Connection {
 };
 
 }  // namespace
+
+void LimitSendWindowsForTests(size_t bytes, unsigned nth) {
+  g_windowLimit.store(bytes, std::memory_order_relaxed);
+  g_windowNone.store(nth, std::memory_order_relaxed);
+}
 
 uint64_t RingRestarts() { return g_ringRestarts.load(std::memory_order_relaxed); }
 uint64_t StreamedReceiveBytes() { return g_streamedReceiveBytes.load(std::memory_order_relaxed); }
