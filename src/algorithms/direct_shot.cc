@@ -178,15 +178,20 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   const size_t largest = LargestChunk(a, m);
   const size_t K = SliceCount(largest, DirectSliceElems(a)), slot = (largest + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
-  // All-gather of slice j: every owner sends its reduced slice to every rank.
+  // All-gather of slice j: every owner sends its reduced slice to every rank. Its messages: this
+  // rank's reduced slice j to `to`, and `from`'s into its final place (count 0: nothing to move).
+  auto gatherSend = [&](int to, size_t j) {
+    const size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
+    return MakeSend(to, {kRecvBuf, m.begin(a, r) + ob}, on);
+  };
+  auto gatherRecv = [&](int from, size_t j) {
+    const size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
+    return MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn);
+  };
   auto appendGather = [&](size_t j, Step* gather) {
-    for (int k = 1; k < N; ++k) {
-      int to = (r + k) % N, from = (r - k + N) % N;
-      size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
-      if (on) gather->ops.push_back(MakeSend(to, {kRecvBuf, m.begin(a, r) + ob}, on));
-      size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
-      if (fn) gather->ops.push_back(MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn));
-    }
+    for (int k = 1; k < N; ++k)
+      for (const Op& op : {gatherSend((r + k) % N, j), gatherRecv((r - k + N) % N, j)})
+        if (op.count) gather->ops.push_back(op);
   };
   // With two ranks, slice j's reduced half goes out in slice j's own exchange step, as a send that
   // waits for the receive-and-reduce (Op::after): the executor writes each reduced piece straight
@@ -215,12 +220,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   const bool buffered = 5 * (sliceBytes + 64) <= a.bufferedBytes && (a.bufferedBelow == 0 || sliceBytes < a.bufferedBelow);
   const bool forward = N == 2 && a.op != tcclAvg && buffered && sliceBytes > kStagedSendBytes && a.buffersOutgrowCache;
   const bool interleave = N == 2 && !forward;
-  // The peer's reduced half of slice j, into its final place (two ranks).
-  auto gatherRecv = [&](size_t j) {
-    const int from = 1 - r;
-    const size_t fb = PartStart(m.length(a, from), K, j), fn = PartStart(m.length(a, from), K, j + 1) - fb;
-    return MakeFinalRecv(from, {kRecvBuf, m.begin(a, from) + fb}, fn);
-  };
+  const int peer = 1 - r;  // of two ranks
   for (size_t j = 0; j < K; ++j) {
     const size_t exchangeAt = s.steps.size();
     // In place, the reduced slice overwrites this rank's own input, which no peer needs any more
@@ -234,21 +234,19 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
       continue;
     }
     Step gather;
-    if (j > 0 && gatherRecv(j - 1).count) gather.ops.push_back(gatherRecv(j - 1));
+    if (j > 0 && gatherRecv(peer, j - 1).count) gather.ops.push_back(gatherRecv(peer, j - 1));
     int reduced = -1;
     for (const Op& op : step.ops) {
       if (op.kind == OpKind::RecvReduce) reduced = (int)gather.ops.size();
       gather.ops.push_back(op);
     }
-    const size_t ob = PartStart(m.length(a, r), K, j), on = PartStart(m.length(a, r), K, j + 1) - ob;
-    if (on) {
-      gather.ops.push_back(MakeSend(1 - r, {kRecvBuf, m.begin(a, r) + ob}, on));
-      gather.ops.back().after = reduced;
-    }
+    Op send = gatherSend(peer, j);
+    send.after = reduced;
+    if (send.count) gather.ops.push_back(send);
     step = gather;
   }
   if (forward) {
-    if (gatherRecv(K - 1).count) s.steps.push_back({{gatherRecv(K - 1)}});
+    if (gatherRecv(peer, K - 1).count) s.steps.push_back({{gatherRecv(peer, K - 1)}});
     return s;
   }
   for (size_t j = interleave ? K - 1 : 0; j < K; ++j) {

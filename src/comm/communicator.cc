@@ -201,15 +201,17 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
   a.singleCopyBytes = SingleCopyBytesFor(a, send, recv);
   a.sharedScratchBytes = sharedScratchBytes_;
-  if (allLocal_ && shm_) {
-    a.bufferedBytes = shm_->RingBytes();
-    a.bufferedBelow = shm_->SingleCopy().minBytes;
-    const CallBufferBytes b = BufferBytes(a);
-    a.buffersOutgrowCache = OutgrowsLastLevelCache(sameHost_.size() * (b.recv + b.send));
-  }
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;
+    // What schedules may rely on here (CollArgs::bufferedBytes ...): fixed per communicator or
+    // derived from what the cache compares, so set only when a plan is made.
+    const CallBufferBytes b = BufferBytes(a);
+    if (allLocal_ && shm_) {
+      a.bufferedBytes = shm_->RingBytes();
+      a.bufferedBelow = shm_->SingleCopy().minBytes;
+      a.buffersOutgrowCache = OutgrowsLastLevelCache(sameHost_.size() * (b.recv + b.send));
+    }
     TCCL_RETURN_IF_ERROR(SelectAlgorithm(a, filter_, cost_, &fresh.alg));
     fresh.algoIndex = (uint8_t)(fresh.alg - AllAlgorithms().data());
     fresh.schedule = fresh.alg->generate(a);
@@ -224,7 +226,6 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
     AddSchedulePeers(fresh.schedule, &r);
     // The local ranks' send and receive buffers together: where they outgrow the cache, receives
     // and local copies into their final place store past it.
-    const CallBufferBytes b = BufferBytes(a);
     const bool pastCache = OutgrowsLastLevelCache(sameHost_.size() * (b.recv + (a.inPlace ? 0 : b.send)));
     fresh.kernels.streamFinalCopies = pastCache;
     if (shm_) {

@@ -204,6 +204,13 @@ uint64_t ForwardedBytes() { return g_forwardedBytes.load(std::memory_order_relax
 
 namespace {
 
+// A small send's tag and payload, copied into its place in the staging (Op::stageAt).
+void StageSend(unsigned char* at, OpTag tag, const unsigned char* src, size_t bytes) {
+  tag.bytes = bytes;
+  memcpy(at, &tag, kTag);
+  CopyBytes(at + kTag, src, bytes);
+}
+
 // Sets `sink` up to forward what the receive-and-reduce op i reduces to its send (Op::forwardTo)
 // where that is possible now: the send is next on its stream, its tag is out (sent here), it has
 // sent exactly what the receive delivered, and its connection offers a window. Otherwise `sink`
@@ -305,12 +312,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (opAt[i].kind == OpKind::RecvReduce)
           rctx[i] = {Ptr(bufs, opAt[i].dst, es), Ptr(bufs, opAt[i].src, es), k.reduce, es};
         const size_t total = opAt[i].count * es;
-        if (SendIsStaged(opAt[i], es)) {
-          OpTag t = env.tag;
-          t.bytes = total;
-          memcpy(stagingBase + opAt[i].stageAt, &t, kTag);
-          CopyBytes(stagingBase + opAt[i].stageAt + kTag, Ptr(bufs, opAt[i].src, es), total);
-        }
+        if (SendIsStaged(opAt[i], es)) StageSend(stagingBase + opAt[i].stageAt, env.tag, Ptr(bufs, opAt[i].src, es), total);
         ++remaining;
       }
     }
@@ -339,12 +341,8 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         const bool inl = total <= kInlineBytes;
         const size_t head = inl ? kTag + total : kTag;
         // A send of what an op of its step wrote (Op::after) is staged now that the op is done.
-        if (sending && inl && op.after >= 0 && tagDoneAt[i] == 0) {
-          OpTag t = env.tag;
-          t.bytes = total;
-          memcpy(stagingBase + op.stageAt, &t, kTag);
-          CopyBytes(stagingBase + op.stageAt + kTag, Ptr(bufs, op.src, es), total);
-        }
+        if (sending && inl && op.after >= 0 && tagDoneAt[i] == 0)
+          StageSend(stagingBase + op.stageAt, env.tag, Ptr(bufs, op.src, es), total);
         if (tagDoneAt[i] < head) {
           // (Only a large send has no place here: it sends its tag from `want`. A schedule of large
           // sends alone leaves `staging` empty, so no element of it is named.)
