@@ -26,8 +26,13 @@ namespace {
 class ScriptedConnection : public Connection {
  public:
   ScriptedConnection(std::vector<unsigned char> in, size_t piece, size_t sendPiece, std::vector<size_t> windows,
-                     bool streamed)
-      : in_(std::move(in)), piece_(piece), sendPiece_(sendPiece), windows_(std::move(windows)), streamed_(streamed) {
+                     bool streamed, bool streamWindow)
+      : in_(std::move(in)),
+        piece_(piece),
+        sendPiece_(sendPiece),
+        windows_(std::move(windows)),
+        streamed_(streamed),
+        streamWindow_(streamWindow) {
     out_.assign(1 << 20, 0);
   }
 
@@ -57,7 +62,8 @@ class ScriptedConnection : public Connection {
     return Status::Ok();
   }
 
-  void* SendWindow(size_t done, size_t total, size_t* bytes) override {
+  void* SendWindow(size_t done, size_t total, size_t* bytes, bool* stream) override {
+    *stream = streamWindow_;
     const size_t k = windowCalls_++;
     const size_t offer = windows_.empty() ? 0 : windows_[std::min(k, windows_.size() - 1)];
     *bytes = std::min(offer, total - done);
@@ -84,7 +90,8 @@ class ScriptedConnection : public Connection {
   size_t windowCalls_ = 0;
   size_t offered_ = 0;
   bool overran_ = false;
-  bool streamed_;
+  bool streamed_;       // calls consumeStreamed where the sink has one (final places past the cache)
+  bool streamWindow_;   // asks for the window to be written with streaming stores
   std::vector<unsigned char> out_;
   size_t outEnd_ = 0;
 };
@@ -128,9 +135,10 @@ TEST(ExecuteForward, ThePeerGetsTheTagThenExactlyTheReducedDataWhateverTheWindow
   };
   for (const Script& sc : scripts) {
     for (bool inPlace : {false, true}) {
-      for (bool streamed : {false, true}) {
+      for (int mode = 0; mode < 4; ++mode) {
+        const bool streamed = mode & 1, streamWindow = mode & 2;
         SCOPED_TRACE(std::string(sc.name) + (inPlace ? ", in place" : ", out of place") +
-                     (streamed ? ", streamed" : ""));
+                     (streamed ? ", streamed" : "") + (streamWindow ? ", window streamed" : ""));
         // Order-sensitive values: a sum taken in another order, or twice, shows in the low bits.
         std::vector<float> own(kCount), incoming(kCount), expect(kCount);
         for (size_t i = 0; i < kCount; ++i) {
@@ -145,7 +153,7 @@ TEST(ExecuteForward, ThePeerGetsTheTagThenExactlyTheReducedDataWhateverTheWindow
         std::vector<unsigned char> in = Bytes(&tag, sizeof tag);
         const std::vector<unsigned char> payload = Bytes(incoming.data(), kBytes);
         in.insert(in.end(), payload.begin(), payload.end());
-        ScriptedConnection peer(in, sc.piece, sc.sendPiece, sc.windows, streamed);
+        ScriptedConnection peer(in, sc.piece, sc.sendPiece, sc.windows, streamed, streamWindow);
 
         std::vector<float> send = own, recv(kCount, -1.0f);
         const BufRef local = inPlace ? BufRef{kRecvBuf, 0} : BufRef{kSendBuf, 0};

@@ -49,12 +49,14 @@ class Connection {
   // reduces, exec/executor.cc). SendWindow: where the current outgoing message (`total` bytes,
   // `done` sent) continues in this connection's own buffer, and how many bytes of it may be
   // written there now (*bytes); null where this connection does not send that way, or not now.
-  // SendWritten: the next `n` bytes, at most what the window offered, are written there: sends
-  // them.
-  virtual void* SendWindow(size_t done, size_t total, size_t* bytes) {
+  // *stream: the window is to be written with streaming stores, fenced before SendWritten (as the
+  // connection's own copy-in writes its buffer now). SendWritten: the next `n` bytes, at most what
+  // the window offered, are written there: sends them.
+  virtual void* SendWindow(size_t done, size_t total, size_t* bytes, bool* stream) {
     (void)done;
     (void)total;
     *bytes = 0;
+    *stream = false;
     return nullptr;
   }
   virtual void SendWritten(size_t n) { (void)n; }

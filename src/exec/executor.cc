@@ -54,20 +54,26 @@ struct ForwardCtx {
   ReduceCtx reduce;
   unsigned char* window;  // where the send's byte `base` goes
   size_t base;
+  // The window is written with streaming stores (Connection::SendWindow's *stream): each piece is
+  // reduced into a bounce buffer in L1 and streamed from there into both places.
+  bool streamWindow;
 };
 
 void ForwardReduced(ForwardCtx* c, const void* frag, size_t offset, size_t bytes, bool stream) {
   constexpr size_t kPiece = 2048;  // a multiple of every element size
+  alignas(64) unsigned char bounce[kPiece];
   const auto* f = static_cast<const unsigned char*>(frag);
   const ReduceCtx& r = c->reduce;
   unsigned char* w = c->window + (offset - c->base);
   for (size_t at = 0; at < bytes; at += kPiece) {
     const size_t n = std::min(kPiece, bytes - at);
-    r.fn(w + at, r.local + offset + at, f + at, n / r.elemSize);
+    unsigned char* piece = c->streamWindow ? bounce : w + at;
+    r.fn(piece, r.local + offset + at, f + at, n / r.elemSize);
+    if (c->streamWindow) StreamCopy(w + at, piece, n);
     if (stream)
-      StreamCopy(r.dst + offset + at, w + at, n);
+      StreamCopy(r.dst + offset + at, piece, n);
     else
-      CopyBytes(r.dst + offset + at, w + at, n);
+      CopyBytes(r.dst + offset + at, piece, n);
   }
 }
 void ConsumeForward(void* ctx, const void* frag, size_t offset, size_t bytes) {
@@ -234,10 +240,11 @@ Status StartForward(const Op* ops, size_t i, size_t* doneAt, size_t* tagDoneAt, 
     if (tagDoneAt[j] < kTag) return Status::Ok();
   }
   size_t room = 0;
-  void* window = c->SendWindow(doneAt[j], total, &room);
+  bool streamWindow = false;
+  void* window = c->SendWindow(doneAt[j], total, &room, &streamWindow);
   room -= room % k.elemSize;
   if (!window || room == 0) return Status::Ok();
-  *f = {*static_cast<const ReduceCtx*>(sink->ctx), static_cast<unsigned char*>(window), doneAt[j]};
+  *f = {*static_cast<const ReduceCtx*>(sink->ctx), static_cast<unsigned char*>(window), doneAt[j], streamWindow};
   sink->consume = &ConsumeForward;
   sink->consumeStreamed = &ConsumeForwardStreamed;
   sink->finalDst = op.finalDst;
@@ -403,6 +410,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
             if (st.ok()) st = c->TryRecv(sink, doneAt[i], total, &n);
             if (st.ok() && sink.ctx == &fctx[i] && n) {
               const int j = op.forwardTo;
+              if (fctx[i].streamWindow) StreamFence();  // the window's stores, before the peer may read them
               c->SendWritten(n);
               g_forwardedBytes.fetch_add(n, std::memory_order_relaxed);
               doneAt[j] += n;

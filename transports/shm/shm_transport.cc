@@ -89,13 +89,14 @@ class ShmConnection : public Connection {
     return Status::Ok();
   }
 
-  // The byte ring's messages only (not LL lines, not single-copy headers), and only while this
-  // ring's copy-in goes through the cache: where it streams (the VM's slow spells, ring_copy_in.h)
-  // a producer's cached stores into the ring would be the slow way. The message is placed
-  // (MessageStart) at its first window, as at its first TrySend.
-  void* SendWindow(size_t done, size_t total, size_t* bytes) override {
+  // The byte ring's messages only (not LL lines, not single-copy headers), written the way this
+  // ring's copy-in writes now: where it streams (the VM's slow spells, ring_copy_in.h) a
+  // producer's cached stores into the ring would be the slow way, so it streams too. The message
+  // is placed (MessageStart) at its first window, as at its first TrySend.
+  void* SendWindow(size_t done, size_t total, size_t* bytes, bool* stream) override {
     *bytes = 0;
-    if (total <= kLLMaxBytes || IsLarge(total) || done >= total || copyIn_.streaming()) return nullptr;
+    *stream = copyIn_.streaming();
+    if (total <= kLLMaxBytes || IsLarge(total) || done >= total) return nullptr;
     const uint64_t tail = out_->tail.load(std::memory_order_acquire);
     if (done == 0) sendHead_ = MessageStart(sendHead_, tail, total);
     const uint64_t used = sendHead_ - tail;
