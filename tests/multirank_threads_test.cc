@@ -273,6 +273,14 @@ TEST(ThreadRanksStreaming, TheTwoShotForwardsItsReducedHalfWhereTheBuffersOutgro
   sweep(large);
   tccl::LimitSendWindowsForTests(0, 0);
   EXPECT_GT(tccl::ForwardedBytes(), before);
+  // Windows written with streaming stores, as while the ring's copy-in streams (the VM's slow
+  // spells): each piece reduced into a bounce buffer and streamed into the ring and the output,
+  // fenced before the head moves, read by the peer's thread.
+  tccl::StreamSendWindowsForTests(true);
+  before = tccl::ForwardedBytes();
+  sweep(large);
+  tccl::StreamSendWindowsForTests(false);
+  EXPECT_GT(tccl::ForwardedBytes(), before + large * sizeof(float));
   // Slices of 32 KiB in 192 KiB rings, which hold the five slices that can be in flight with
   // little to spare: the window is sometimes short or gone, and the rest of a slice is received
   // into its place and sent from there. And 128 KiB slices in those rings, which do not hold five:

@@ -23,6 +23,7 @@ std::atomic<uint64_t> g_ringRestarts{0};
 std::atomic<uint64_t> g_streamedReceiveBytes{0};
 std::atomic<size_t> g_windowLimit{0};
 std::atomic<unsigned> g_windowNone{0}, g_windowCalls{0};
+std::atomic<bool> g_windowStream{false};
 
 // After n bytes of a receive were stored into their final place past the cache: the fence, so that
 // no later store (the operation's end, seen by another thread) is visible before them, and the count.
@@ -95,7 +96,7 @@ class ShmConnection : public Connection {
   // is placed (MessageStart) at its first window, as at its first TrySend.
   void* SendWindow(size_t done, size_t total, size_t* bytes, bool* stream) override {
     *bytes = 0;
-    *stream = copyIn_.streaming();
+    *stream = copyIn_.streaming() || g_windowStream.load(std::memory_order_relaxed);
     if (total <= kLLMaxBytes || IsLarge(total) || done >= total) return nullptr;
     const uint64_t tail = out_->tail.load(std::memory_order_acquire);
     if (done == 0) sendHead_ = MessageStart(sendHead_, tail, total);
@@ -398,6 +399,8 @@ void LimitSendWindowsForTests(size_t bytes, unsigned nth) {
   g_windowLimit.store(bytes, std::memory_order_relaxed);
   g_windowNone.store(nth, std::memory_order_relaxed);
 }
+
+void StreamSendWindowsForTests(bool stream) { g_windowStream.store(stream, std::memory_order_relaxed); }
 
 uint64_t RingRestarts() { return g_ringRestarts.load(std::memory_order_relaxed); }
 uint64_t StreamedReceiveBytes() { return g_streamedReceiveBytes.load(std::memory_order_relaxed); }

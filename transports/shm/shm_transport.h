@@ -25,6 +25,9 @@ uint64_t StreamedReceiveBytes();
 // For tests, in this process: send windows (Connection::SendWindow) of at most `bytes` (0: as the
 // ring allows), and none at every `nth` call (0: never), so that a forward runs short or stops.
 void LimitSendWindowsForTests(size_t bytes, unsigned nth);
+// For tests, in this process: send windows are to be written with streaming stores whatever the
+// ring's copy-in does (as in the VM's slow spells), so that path runs between real ranks.
+void StreamSendWindowsForTests(bool stream);
 
 // Whether `rings` rings of `ringBytes` outgrow a quarter of a last-level cache of `cacheBytes`;
 // false when the cache's size is unknown (0). A quarter, measured (docs/performance.md, "Rings
