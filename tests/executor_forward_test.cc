@@ -105,9 +105,9 @@ struct Script {
   size_t sendPiece = 4096;      // bytes the connection takes per send call
 };
 
-std::vector<unsigned char> Bytes(const void* p, size_t n) {
+void Append(std::vector<unsigned char>* v, const void* p, size_t n) {
   const auto* b = static_cast<const unsigned char*>(p);
-  return {b, b + n};
+  v->insert(v->end(), b, b + n);
 }
 
 // 4096 floats (16 KiB, above the size a send is staged at, so the send may be forwarded) received
@@ -150,9 +150,9 @@ TEST(ExecuteForward, ThePeerGetsTheTagThenExactlyTheReducedDataWhateverTheWindow
         tag.seq = 7;
         tag.count = kCount;
         tag.bytes = kBytes;
-        std::vector<unsigned char> in = Bytes(&tag, sizeof tag);
-        const std::vector<unsigned char> payload = Bytes(incoming.data(), kBytes);
-        in.insert(in.end(), payload.begin(), payload.end());
+        std::vector<unsigned char> in;
+        Append(&in, &tag, sizeof tag);
+        Append(&in, incoming.data(), kBytes);
         ScriptedConnection peer(in, sc.piece, sc.sendPiece, sc.windows, streamed, streamWindow);
 
         std::vector<float> send = own, recv(kCount, -1.0f);
@@ -192,13 +192,11 @@ TEST(ExecuteForward, ThePeerGetsTheTagThenExactlyTheReducedDataWhateverTheWindow
         if (sc.earlierSend) {
           OpTag first = env.tag;
           first.bytes = sc.earlierSend;
-          want = Bytes(&first, sizeof first);
-          want.insert(want.end(), earlier.begin(), earlier.end());
+          Append(&want, &first, sizeof first);
+          Append(&want, earlier.data(), earlier.size());
         }
-        const std::vector<unsigned char> theTag = Bytes(&tag, sizeof tag);
-        want.insert(want.end(), theTag.begin(), theTag.end());
-        const std::vector<unsigned char> reduced = Bytes(expect.data(), kBytes);
-        want.insert(want.end(), reduced.begin(), reduced.end());
+        Append(&want, &tag, sizeof tag);
+        Append(&want, expect.data(), kBytes);
         const std::vector<unsigned char> sent = peer.Sent();
         ASSERT_EQ(sent.size(), want.size());
         EXPECT_TRUE(sent == want) << "the bytes sent differ from the tag and the reduced data";
