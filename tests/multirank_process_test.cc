@@ -11,6 +11,7 @@
 
 #include "config/params.h"
 #include "comm/communicator.h"
+#include "comm/registered_by_cma.h"
 #include "exec/waiter.h"
 #include "topology/cache_size.h"
 #include "algorithms/registry.h"
@@ -68,33 +69,128 @@ TEST_F(ProcessRanks, SplitIntoHalvesAndRunOnEach) {
 }
 
 // Single copy between processes (transports/shm/single_copy.h): tcclMemAlloc buffers are mapped
-// by the receiver, registered ones read with CMA. A communicator split after lowering the
-// threshold to just above the LL protocol's largest message sends nearly every message that way.
-void SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode expected) {
-  setenv("TCCL_SHM_SINGLE_COPY_BYTES", "1100", 1);
-  tccl::ReloadParams();
-  int rank = 0, n = 1;
+// by the receiver, registered ones read with CMA (by the collectives that offer them,
+// comm/registered_by_cma.h). A communicator split after lowering the threshold to just above the LL
+// protocol's largest message frames nearly every message with a single-copy header. Runs the sweep
+// over `colls` (empty: every collective) and returns how many messages of `mode` this rank received
+// meanwhile.
+uint64_t SingleCopySweep(tcclComm_t comm, HostBuffers buffers, tccl::CopyMode mode,
+                         std::vector<std::string> colls = {}) {
+  int rank = 0;
   tcclCommUserRank(comm, &rank);
-  tcclCommCount(comm, &n);
   tcclComm_t sc = nullptr;
-  ASSERT_EQ(tcclSuccess, tcclCommSplit(comm, 0, rank, &sc, nullptr)) << tcclGetLastError(comm);
-  unsetenv("TCCL_SHM_SINGLE_COPY_BYTES");
-  tccl::ReloadParams();
-  const uint64_t before = tccl::SingleCopyMessages(expected);
+  {
+    ScopedEnv threshold("TCCL_SHM_SINGLE_COPY_BYTES", "1100");
+    EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, rank, &sc, nullptr)) << tcclGetLastError(comm);
+  }
+  if (!sc) return 0;
+  const uint64_t before = tccl::SingleCopyMessages(mode);
   SweepOptions opt;
   opt.buffers = buffers;
+  opt.colls = std::move(colls);
   opt.expectCanonical = true;
   opt.types = {tcclFloat32, tcclFloat16, tcclInt8, tcclFloat64};
   opt.largeCounts = {100003};
   opt.largeTypes = {tcclFloat32};
   std::vector<std::string> failures = RunSweep(sc, opt);
   for (size_t i = 0; i < failures.size() && i < 10; ++i) ADD_FAILURE() << "rank " << rank << ": " << failures[i];
-  // Every rank receives in every collective but broadcast and reduce, so each one read some
-  // messages from its peers' memory (unless a container forbids it: then nothing proves the path).
-  if (n > 1) {
-    EXPECT_GT(tccl::SingleCopyMessages(expected), before) << tccl::CopyModeName(expected) << " never used";
-  }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(sc));
+  return tccl::SingleCopyMessages(mode) - before;
+}
+
+// Every rank receives in all-gather and all-to-all (not so in broadcast and reduce), so each one
+// read some messages from its peers' memory (unless a container forbids it: then nothing proves the
+// path, and these fail).
+TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
+  int n = 1;
+  tcclCommCount(comm_, &n);
+  const uint64_t mapped = SingleCopySweep(comm_, HostBuffers::MemAlloc, tccl::CopyMode::Mapped);
+  if (n > 1) {
+    EXPECT_GT(mapped, 0u) << "no message was mapped";
+  }
+}
+
+TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
+  int n = 1;
+  tcclCommCount(comm_, &n);
+  const uint64_t cma = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma,
+                                       {"all_gather", "alltoall", "broadcast"});
+  if (n > 1) {
+    EXPECT_GT(cma, 0u) << "no message was read with CMA";
+  }
+}
+
+// Reductions do not offer registered buffers for CMA (registered_by_cma.h): their messages carry
+// the header and then the payload inline, through the rings.
+TEST_F(ProcessRanks, ReductionsSendRegisteredBuffersThroughTheRings) {
+  int n = 1;
+  tcclCommCount(comm_, &n);
+  const std::vector<std::string> reductions = {"all_reduce", "reduce_scatter", "reduce"};
+  const uint64_t inlineBefore = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
+  EXPECT_EQ(0u, SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma, reductions));
+  if (n > 1) {
+    EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Inline), inlineBefore);
+  }
+}
+
+// The algorithm the flight recorder names for this communicator's latest operation.
+static std::string LatestAlgorithm(tcclComm_t comm) {
+  std::vector<char> text(1 << 16);
+  if (tcclCommDumpFlightRecorder(comm, text.data(), text.size()) != tcclSuccess) return "?";
+  const std::string s = text.data();
+  const size_t at = s.rfind(" algo ");
+  return at == std::string::npos ? "?" : s.substr(at + 6, s.find(' ', at + 6) - at - 6);
+}
+
+// Not read in one copy, a reduction's registered buffers are priced as plain ones too
+// (Communicator::SingleCopyBytesFor), so registering does not change its algorithm: at 2 ranks
+// and 4 MiB, counting them as read in one copy makes the model pick the direct all-reduce (each
+// rank would read its peer's whole input), through the rings the two-shot.
+TEST_F(ProcessRanks, ReductionsChooseForRegisteredBuffersAsForPlainOnes) {
+  int rank = 0;
+  tcclCommUserRank(comm_, &rank);
+  const size_t count = 1 << 20;
+  for (const char* coll : {"all_reduce", "reduce_scatter", "reduce"}) {
+    std::string algo[2];
+    for (HostBuffers kind : {HostBuffers::Plain, HostBuffers::Registered}) {
+      std::vector<float> send(count, 1.0f + rank), recv(count, 0.0f);
+      void* handles[2] = {nullptr, nullptr};
+      const bool registered = kind == HostBuffers::Registered;
+      if (registered) {
+        ASSERT_EQ(tcclSuccess, tcclCommRegister(comm_, send.data(), count * sizeof(float), &handles[0]));
+        ASSERT_EQ(tcclSuccess, tcclCommRegister(comm_, recv.data(), count * sizeof(float), &handles[1]));
+      }
+      int n = 1;
+      tcclCommCount(comm_, &n);
+      tcclResult_t rc = tcclSuccess;
+      if (std::string(coll) == "all_reduce") rc = tcclAllReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, comm_, nullptr);
+      if (std::string(coll) == "reduce_scatter")
+        rc = tcclReduceScatter(send.data(), recv.data(), count / n, tcclFloat32, tcclSum, comm_, nullptr);
+      if (std::string(coll) == "reduce") rc = tcclReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, 0, comm_, nullptr);
+      EXPECT_EQ(tcclSuccess, rc) << coll << ": " << tcclGetLastError(comm_);
+      algo[registered] = LatestAlgorithm(comm_);
+      for (void* h : handles) {
+        if (h) {
+          EXPECT_EQ(tcclSuccess, tcclCommDeregister(comm_, h));
+        }
+      }
+    }
+    EXPECT_EQ(algo[0], algo[1]) << coll << " of " << count << " floats: plain buffers, then registered ones";
+  }
+}
+
+// Offered anyway (the test hook), a registered buffer is read with CMA into the reduction through
+// the receiver's bounce buffer, with the canonical bits.
+TEST_F(ProcessRanks, ReductionsReadRegisteredBuffersByCmaWhereOffered) {
+  int n = 1;
+  tcclCommCount(comm_, &n);
+  tccl::OfferRegisteredToReductionsForTests(true);
+  const uint64_t cma = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma,
+                                       {"all_reduce", "reduce_scatter", "reduce"});
+  tccl::OfferRegisteredToReductionsForTests(false);
+  if (n > 1) {
+    EXPECT_GT(cma, 0u) << "no message was read with CMA";
+  }
 }
 
 // Messages that start over at their ring's start (transports/shm/shm_channel.h) between processes:
@@ -164,14 +260,6 @@ TEST_F(ProcessRanks, EveryAlgorithmWithRanksMixingInPlace) {
       ADD_FAILURE() << ForcedAlgorithm(alg) << " rank " << rank << ": " << failures[i];
     EXPECT_EQ(tcclSuccess, tcclCommDestroy(forced));
   }
-}
-
-TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
-  SingleCopySweep(comm_, HostBuffers::MemAlloc, tccl::CopyMode::Mapped);
-}
-
-TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
-  SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma);
 }
 
 // A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a

@@ -7,6 +7,7 @@
 
 #include "algorithms/registry.h"
 #include "comm/local_rings.h"
+#include "comm/registered_by_cma.h"
 #include "core/log.h"
 #include "kernels/host/dtype.h"
 #include "memory/shared_memory.h"
@@ -184,7 +185,10 @@ size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, con
   // buffer (~10% of a 2-rank 8-byte call, docs/performance.md).
   if (std::max(b.send, b.recv) < cfg.minBytes) return 0;
   const bool sendUsed = a.kind != CollKind::Broadcast || a.rank == a.root;
-  const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, b.send)) && SingleCopyCovers(cfg, recv, b.recv);
+  // Registered buffers count only where the transport offers them (registered_by_cma.h).
+  const bool registered = OfferRegisteredByCma(a.kind);
+  const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, b.send, registered)) &&
+                       SingleCopyCovers(cfg, recv, b.recv, registered);
   return covered ? cfg.minBytes : 0;
 }
 
@@ -232,6 +236,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
       fresh.shm.streamOutputs = pastCache;
+      fresh.shm.offerRegistered = OfferRegisteredByCma(a.kind);
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);

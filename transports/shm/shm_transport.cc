@@ -250,7 +250,7 @@ class ShmConnection : public Connection {
   Status TrySendLarge(const void* data, size_t done, size_t total, size_t* taken) {
     *taken = 0;
     if (!sendHeader_) {
-      const SingleCopyHeader h = DescribeForPeer(*sc_, peer_, data, total);
+      const SingleCopyHeader h = DescribeForPeer(*sc_, peer_, data, total, operation_->offerRegistered);
       // The header starts where any message would (MessageStart), so framed messages start over
       // too; an inline payload follows it at once, so the two are placed as one.
       const uint64_t tail = out_->tail.load(std::memory_order_acquire);

@@ -35,7 +35,8 @@ std::atomic<uint64_t> g_messages[4];
 uint64_t SingleCopyMessages(CopyMode m) { return g_messages[(uint32_t)m & 3].load(std::memory_order_relaxed); }
 void CountSingleCopyMessage(CopyMode m) { g_messages[(uint32_t)m & 3].fetch_add(1, std::memory_order_relaxed); }
 
-SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const void* data, size_t bytes) {
+SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const void* data, size_t bytes,
+                                 bool registered) {
   SingleCopyHeader h;
   const SingleCopyPeer& p = cfg.peers[peer];
   SharedRange range;
@@ -48,24 +49,24 @@ SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const vo
     h.segment = range.id;
     h.segBytes = range.bytes;
     h.offset = range.offset;
-  } else if (p.canCma && cfg.registered && cfg.registered->Contains(data, bytes)) {
+  } else if (registered && p.canCma && cfg.registered && cfg.registered->Contains(data, bytes)) {
     h.mode = (uint32_t)CopyMode::Cma;
     h.address = (uint64_t)(uintptr_t)data;
   }
   return h;
 }
 
-bool SingleCopyCovers(const SingleCopyConfig& cfg, const void* data, size_t bytes) {
+bool SingleCopyCovers(const SingleCopyConfig& cfg, const void* data, size_t bytes, bool registered) {
   if (cfg.minBytes == 0 || !data) return false;
   bool anyOther = false;
   for (const SingleCopyPeer& p : cfg.peers) anyOther |= p.pid != 0 && !p.sameProcess;
   if (!anyOther) return true;
   SharedRange range;
   const bool mapped = FindSharedRange(data, bytes, &range);
-  const bool registered = cfg.registered && cfg.registered->Contains(data, bytes);
+  const bool byCma = registered && cfg.registered && cfg.registered->Contains(data, bytes);
   for (const SingleCopyPeer& p : cfg.peers) {
     if (p.pid == 0 || p.sameProcess) continue;  // pid 0: this rank itself
-    if (!(mapped && p.canMap) && !(registered && p.canCma)) return false;
+    if (!(mapped && p.canMap) && !(byCma && p.canCma)) return false;
   }
   return true;
 }

@@ -65,11 +65,14 @@ struct SingleCopyConfig {
 };
 
 // True when every local peer could read [data, data + bytes) of this rank in one copy (what the
-// cost model assumes for a call whose buffers all pass this).
-bool SingleCopyCovers(const SingleCopyConfig& cfg, const void* data, size_t bytes);
+// cost model assumes for a call whose buffers all pass this). `registered`: whether a buffer
+// registered with tcclCommRegister counts (read by CMA), as ShmOperation::offerRegistered says.
+bool SingleCopyCovers(const SingleCopyConfig& cfg, const void* data, size_t bytes, bool registered);
 
-// The sender's choice for a message of `bytes` at `data` to local peer `peer`.
-SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const void* data, size_t bytes);
+// The sender's choice for a message of `bytes` at `data` to local peer `peer`; `registered`: whether
+// a registered buffer may be offered for CMA reads (else such a message goes inline).
+SingleCopyHeader DescribeForPeer(const SingleCopyConfig& cfg, int peer, const void* data, size_t bytes,
+                                 bool registered);
 
 // Collective over the communicator (two bootstrap all-gathers): every rank offers a probe buffer,
 // tries to map and CMA-read each local peer's, and learns which of its own buffers each peer can
