@@ -144,8 +144,10 @@ tcclResult_t tcclMemAlloc(void** ptr, size_t size);
 tcclResult_t tcclMemFree(void* ptr);
 /* Registers a host buffer with the communicator: large messages from it to same-host peers in
  * other processes are read by the receiver with process_vm_readv (one copy) where the system
- * allows it. Local (no peer involved). On a CUDA communicator it is accepted and changes nothing.
- * Deregister before freeing the buffer. */
+ * allows it, in the collectives that do not reduce (all-gather, broadcast, all-to-all) and in
+ * send/recv; reductions send them through the rings, which measured faster. Local (no peer
+ * involved). On a CUDA communicator it is accepted and changes nothing. Deregister before freeing
+ * the buffer. */
 tcclResult_t tcclCommRegister(const tcclComm_t comm, void* buff, size_t size, void** handle);
 tcclResult_t tcclCommDeregister(const tcclComm_t comm, void* handle);
 
