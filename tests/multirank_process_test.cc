@@ -110,26 +110,33 @@ TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
   }
 }
 
-TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffers) {
+// Registered buffers are not offered for CMA reads (registered_by_cma.h): every message carries
+// the header and then the payload inline, through the rings. (Not the all-to-all: where the pairs'
+// rings outgrow the cache it offers its own buffers, registered or not; its own tests below.)
+TEST_F(ProcessRanks, RegisteredBuffersGoThroughTheRings) {
   int n = 1;
   tcclCommCount(comm_, &n);
-  const uint64_t cma = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma,
-                                       {"all_gather", "alltoall", "broadcast"});
+  const std::vector<std::string> colls = {"all_reduce", "reduce_scatter", "reduce", "all_gather", "broadcast"};
+  const uint64_t inlineBefore = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
+  EXPECT_EQ(0u, SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma, colls));
   if (n > 1) {
-    EXPECT_GT(cma, 0u) << "no message was read with CMA";
+    EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Inline), inlineBefore);
   }
 }
 
-// Reductions do not offer registered buffers for CMA (registered_by_cma.h): their messages carry
-// the header and then the payload inline, through the rings.
-TEST_F(ProcessRanks, ReductionsSendRegisteredBuffersThroughTheRings) {
+// Offered (the test hook), registered buffers are read with CMA, into reductions through the
+// receiver's bounce buffer, with the canonical bits.
+TEST_F(ProcessRanks, SingleCopyFromRegisteredBuffersWhereOffered) {
   int n = 1;
   tcclCommCount(comm_, &n);
-  const std::vector<std::string> reductions = {"all_reduce", "reduce_scatter", "reduce"};
-  const uint64_t inlineBefore = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
-  EXPECT_EQ(0u, SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma, reductions));
+  tccl::OfferRegisteredForTests(true);
+  const uint64_t cma = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma);
+  const uint64_t reductions = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma,
+                                              {"all_reduce", "reduce_scatter", "reduce"});
+  tccl::OfferRegisteredForTests(false);
   if (n > 1) {
-    EXPECT_GT(tccl::SingleCopyMessages(tccl::CopyMode::Inline), inlineBefore);
+    EXPECT_GT(cma, 0u) << "no message was read with CMA";
+    EXPECT_GT(reductions, 0u) << "no reduction read a message with CMA";
   }
 }
 
@@ -142,15 +149,18 @@ static std::string LatestAlgorithm(tcclComm_t comm) {
   return at == std::string::npos ? "?" : s.substr(at + 6, s.find(' ', at + 6) - at - 6);
 }
 
-// Not read in one copy, a reduction's registered buffers are priced as plain ones too
-// (Communicator::SingleCopyBytesFor), so registering does not change its algorithm: at 2 ranks
+// Not read in one copy, registered buffers are priced as plain ones too
+// (Communicator::SingleCopyBytesFor), so registering does not change the algorithm: at 2 ranks
 // and 4 MiB, counting them as read in one copy makes the model pick the direct all-reduce (each
-// rank would read its peer's whole input), through the rings the two-shot.
-TEST_F(ProcessRanks, ReductionsChooseForRegisteredBuffersAsForPlainOnes) {
-  int rank = 0;
+// rank would read its peer's whole input) where through the rings it picks the two-shot.
+TEST_F(ProcessRanks, CollectivesChooseForRegisteredBuffersAsForPlainOnes) {
+  int rank = 0, n = 1;
   tcclCommUserRank(comm_, &rank);
-  const size_t count = 1 << 20;
-  for (const char* coll : {"all_reduce", "reduce_scatter", "reduce"}) {
+  tcclCommCount(comm_, &n);
+  const size_t count = 1 << 20;  // elements of each buffer (the receive buffer of an all-gather: n times)
+  const size_t block = count / n;
+  for (const char* coll : {"all_reduce", "reduce_scatter", "reduce", "all_gather", "broadcast", "alltoall"}) {
+    const std::string c = coll;
     std::string algo[2];
     for (HostBuffers kind : {HostBuffers::Plain, HostBuffers::Registered}) {
       std::vector<float> send(count, 1.0f + rank), recv(count, 0.0f);
@@ -160,13 +170,13 @@ TEST_F(ProcessRanks, ReductionsChooseForRegisteredBuffersAsForPlainOnes) {
         ASSERT_EQ(tcclSuccess, tcclCommRegister(comm_, send.data(), count * sizeof(float), &handles[0]));
         ASSERT_EQ(tcclSuccess, tcclCommRegister(comm_, recv.data(), count * sizeof(float), &handles[1]));
       }
-      int n = 1;
-      tcclCommCount(comm_, &n);
-      tcclResult_t rc = tcclSuccess;
-      if (std::string(coll) == "all_reduce") rc = tcclAllReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, comm_, nullptr);
-      if (std::string(coll) == "reduce_scatter")
-        rc = tcclReduceScatter(send.data(), recv.data(), count / n, tcclFloat32, tcclSum, comm_, nullptr);
-      if (std::string(coll) == "reduce") rc = tcclReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, 0, comm_, nullptr);
+      tcclResult_t rc = tcclInvalidArgument;
+      if (c == "all_reduce") rc = tcclAllReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, comm_, nullptr);
+      if (c == "reduce_scatter") rc = tcclReduceScatter(send.data(), recv.data(), block, tcclFloat32, tcclSum, comm_, nullptr);
+      if (c == "reduce") rc = tcclReduce(send.data(), recv.data(), count, tcclFloat32, tcclSum, 0, comm_, nullptr);
+      if (c == "all_gather") rc = tcclAllGather(send.data(), recv.data(), block, tcclFloat32, comm_, nullptr);
+      if (c == "broadcast") rc = tcclBroadcast(send.data(), recv.data(), count, tcclFloat32, 0, comm_, nullptr);
+      if (c == "alltoall") rc = tcclAlltoAll(send.data(), recv.data(), block, tcclFloat32, comm_, nullptr);
       EXPECT_EQ(tcclSuccess, rc) << coll << ": " << tcclGetLastError(comm_);
       algo[registered] = LatestAlgorithm(comm_);
       for (void* h : handles) {
@@ -176,20 +186,6 @@ TEST_F(ProcessRanks, ReductionsChooseForRegisteredBuffersAsForPlainOnes) {
       }
     }
     EXPECT_EQ(algo[0], algo[1]) << coll << " of " << count << " floats: plain buffers, then registered ones";
-  }
-}
-
-// Offered anyway (the test hook), a registered buffer is read with CMA into the reduction through
-// the receiver's bounce buffer, with the canonical bits.
-TEST_F(ProcessRanks, ReductionsReadRegisteredBuffersByCmaWhereOffered) {
-  int n = 1;
-  tcclCommCount(comm_, &n);
-  tccl::OfferRegisteredToReductionsForTests(true);
-  const uint64_t cma = SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma,
-                                       {"all_reduce", "reduce_scatter", "reduce"});
-  tccl::OfferRegisteredToReductionsForTests(false);
-  if (n > 1) {
-    EXPECT_GT(cma, 0u) << "no message was read with CMA";
   }
 }
 

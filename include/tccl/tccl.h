@@ -142,12 +142,11 @@ tcclResult_t tcclCommCuDevice(const tcclComm_t comm, int* device);
 tcclResult_t tcclMemAlloc(void** ptr, size_t size);
 /* Frees what tcclMemAlloc returned (NULL: nothing); any other pointer is tcclInvalidArgument. */
 tcclResult_t tcclMemFree(void* ptr);
-/* Registers a host buffer with the communicator: large messages from it to same-host peers in
- * other processes are read by the receiver with process_vm_readv (one copy) where the system
- * allows it, in the collectives that do not reduce (all-gather, broadcast, all-to-all) and in
- * send/recv; reductions send them through the rings, which measured faster. Local (no peer
- * involved). On a CUDA communicator it is accepted and changes nothing. Deregister before freeing
- * the buffer. */
+/* Registers a buffer with the communicator (NCCL's shape). Local (no peer involved). Accepted and,
+ * for now, without effect: on host memory its messages go through the shared-memory rings (read
+ * with process_vm_readv they measured slower, docs/single_copy.md; for single copy use
+ * tcclMemAlloc), and on a CUDA communicator device buffers go through the IPC window. Deregister
+ * before freeing the buffer. */
 tcclResult_t tcclCommRegister(const tcclComm_t comm, void* buff, size_t size, void** handle);
 tcclResult_t tcclCommDeregister(const tcclComm_t comm, void* handle);
 

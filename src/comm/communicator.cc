@@ -186,7 +186,7 @@ size_t Communicator::SingleCopyBytesFor(const CollArgs& a, const void* send, con
   if (std::max(b.send, b.recv) < cfg.minBytes) return 0;
   const bool sendUsed = a.kind != CollKind::Broadcast || a.rank == a.root;
   // Registered buffers count only where the transport offers them (registered_by_cma.h).
-  const bool registered = OfferRegisteredByCma(a.kind);
+  const bool registered = OfferRegisteredByCma();
   const bool covered = (!sendUsed || SingleCopyCovers(cfg, send, b.send, registered)) &&
                        SingleCopyCovers(cfg, recv, b.recv, registered);
   return covered ? cfg.minBytes : 0;
@@ -236,14 +236,12 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
       fresh.shm.streamOutputs = pastCache;
-      fresh.shm.offerRegistered = OfferRegisteredByCma(a.kind);
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);
     }
     plan = plans_.Add(a, dt, std::move(fresh));
   }
-  if (shm_) shm_->SetOperation(plan->shm);
   const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
   OpTag tag;
@@ -280,6 +278,11 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   const bool fromScratch = send == recv;
   const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && blockBytes >= shm_->SingleCopy().minBytes &&
                           (!fromScratch || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
+  if (shm_) {
+    ShmOperation op = plan->shm;
+    op.offerRegistered = offerByCma || OfferRegisteredByCma();
+    shm_->SetOperation(op);
+  }
   ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
                            fromScratch && offerByCma ? ScratchFor(s, a.elemSize) : send,
                            fromScratch ? s.scratchElems * a.elemSize : blockBytes * nranks_);
@@ -289,7 +292,12 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
 Status Communicator::RunP2P(const std::vector<P2POp>& ops) {
   std::lock_guard<OpLock> g(opLock_);
   if (aborted()) return InvalidUsage("%s was aborted; destroy it and create a new one", Describe().c_str());
-  if (shm_) shm_->SetOperation({shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_))});
+  if (shm_) {
+    ShmOperation op;
+    op.ringRestart = shm_->RingRestartFor(LocalRingsWritten(ops, rank_, sameHost_));
+    op.offerRegistered = OfferRegisteredByCma();
+    shm_->SetOperation(op);
+  }
   Schedule s;
   Step step, copies;
   std::vector<void*> bufs = {nullptr, nullptr, nullptr};

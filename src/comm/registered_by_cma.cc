@@ -5,14 +5,11 @@
 namespace tccl {
 
 namespace {
-std::atomic<bool> g_reductionsForTests{false};
+std::atomic<bool> g_offerForTests{false};
 }  // namespace
 
-bool OfferRegisteredByCma(CollKind kind) {
-  if (g_reductionsForTests.load(std::memory_order_relaxed)) return true;
-  return kind != CollKind::AllReduce && kind != CollKind::ReduceScatter && kind != CollKind::Reduce;
-}
+bool OfferRegisteredByCma() { return g_offerForTests.load(std::memory_order_relaxed); }
 
-void OfferRegisteredToReductionsForTests(bool on) { g_reductionsForTests.store(on, std::memory_order_relaxed); }
+void OfferRegisteredForTests(bool on) { g_offerForTests.store(on, std::memory_order_relaxed); }
 
 }  // namespace tccl

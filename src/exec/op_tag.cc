@@ -61,7 +61,7 @@ std::string CompareTags(const OpTag& got, const OpTag& want) {
   if (got.algo != want.algo && got.kind == want.kind)
     add("algorithm " + AlgoName(got.algo) + " instead of " + AlgoName(want.algo) +
         " (ranks chose differently: different TCCL_ALGO or determinism settings, or buffers from "
-        "tcclMemAlloc / tcclCommRegister on some ranks only, docs/single_copy.md)");
+        "tcclMemAlloc on some ranks only, docs/single_copy.md)");
   if (diff.empty() && got.bytes != want.bytes)
     add("a message of " + std::to_string(got.bytes) + " bytes where " + std::to_string(want.bytes) +
         " were expected");

@@ -467,9 +467,9 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
       TCCL_INFO(kLogShm, "rank %d: single copy to rank %d from %zu B: %s", me, localRanks[i],
                 host->singleCopy_.minBytes,
                 p.sameProcess ? "any buffer (same process)"
-                : p.canMap    ? (p.canCma ? "tcclMemAlloc buffers (mapped), registered buffers (CMA)"
+                : p.canMap    ? (p.canCma ? "tcclMemAlloc buffers (mapped), buffers offered for CMA"
                                           : "tcclMemAlloc buffers (mapped)")
-                : p.canCma    ? "registered buffers (CMA)"
+                : p.canCma    ? "buffers offered for CMA"
                               : "none (the peer can neither map this process's memory nor read it with CMA)");
     }
   *out = std::move(host);

@@ -65,10 +65,11 @@ struct ShmOperation {
   // from a peer's memory, with streaming stores: set per plan where the operation's buffers on
   // the host outgrow the last-level cache (OutgrowsLastLevelCache, topology/cache_size.h).
   bool streamOutputs = false;
-  // Whether messages from buffers registered with tcclCommRegister are offered to the receiver for
-  // CMA reads (single_copy.h); where not, they go through the ring. Set per plan from
-  // OfferRegisteredByCma (src/comm/registered_by_cma.h): off where the receivers reduce.
-  bool offerRegistered = true;
+  // Whether messages from buffers in the registrations table are offered to the receiver for CMA
+  // reads (single_copy.h); where not, they go through the ring. Set per call: on for an all-to-all
+  // that offers its own buffers (AllToAllByCma), off for the user's registrations
+  // (src/comm/registered_by_cma.h).
+  bool offerRegistered = false;
 };
 
 class ShmHost {
