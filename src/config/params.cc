@@ -75,8 +75,8 @@ static const ParamInfo kParams[] = {
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
     {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "
-     "buffer when it can (ranks as threads; tcclMemAlloc buffers; tcclCommRegister'ed buffers via "
-     "CMA) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
+     "buffer when it can (ranks as threads; tcclMemAlloc buffers; an all-to-all's blocks via CMA "
+     "where its rule holds) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
      "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md). On a host "
      "whose pairs' rings outgrow the last-level cache, from the smaller of this and 128 KiB.",
      0, kInt64Max},
