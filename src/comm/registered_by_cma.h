@@ -10,8 +10,8 @@ namespace tccl {
 // (Communicator::SingleCopyBytesFor), so registering changes neither the algorithm nor the path.
 // Measured on the 2-core development VM (docs/single_copy.md, "Registered buffers"), `tessera-perf
 // -R 2` (registered) against `-R 0` (plain), 256 KiB-64 MiB, 2, 4 and 8 ranks: CMA was slower in
-// every collective and in send/recv, by 1.1-2.3x where it lost clearly (broadcast and all-gather
-// at 4 and 8 ranks 1.5-2.3x, 2-rank broadcast 64 MiB 1.6x, reductions up to 3.7x, whose CMA reads
+// every collective and in send/recv, by up to 3.7x (broadcast and all-gather at 4 and 8 ranks
+// 1.5-2.3x, 2-rank broadcast 64 MiB 1.6x, the 2-rank reduce 2.2-3.7x, whose CMA reads
 // go through a bounce buffer and for which the model, pricing a CMA read as free, picked the
 // direct all-reduce and the tree reduce); nowhere clearly faster. A CMA read is the kernel's copy
 // with pages pinned per call (9-12 GB/s there, 17-18 for a memcpy from a mapped buffer), and the
