@@ -69,7 +69,7 @@ TEST_F(ProcessRanks, SplitIntoHalvesAndRunOnEach) {
 }
 
 // Single copy between processes (transports/shm/single_copy.h): tcclMemAlloc buffers are mapped
-// by the receiver, registered ones read with CMA (by the collectives that offer them,
+// by the receiver, registered ones read with CMA only where offered (the test hook of
 // comm/registered_by_cma.h). A communicator split after lowering the threshold to just above the LL
 // protocol's largest message frames nearly every message with a single-copy header. Runs the sweep
 // over `colls` (empty: every collective) and returns how many messages of `mode` this rank received
