@@ -236,12 +236,24 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       const size_t rings = LocalRingsWritten(*fresh.alg, a, sameHost_);
       fresh.shm.ringRestart = shm_->RingRestartFor(rings);
       fresh.shm.streamOutputs = pastCache;
+      // Where AllToAllByCma holds, an all-to-all offers what it sends from for each call as if
+      // registered: out of place its send buffer, in place (where AllToAllScratchByCma holds) the
+      // scratch its blocks are set aside in. Its large blocks are then read by the receiver with
+      // CMA. Only the transport changes: the algorithm was chosen above as for plain buffers, and
+      // each message's header says how to read it, so ranks need not agree on this. The user's
+      // registrations are offered only under the test hook (registered_by_cma.h).
+      const size_t blockBytes = a.count * a.elemSize;
+      fresh.offerBlocksByCma = allToAllByCma_ && a.kind == CollKind::AllToAll &&
+                               blockBytes >= shm_->SingleCopy().minBytes &&
+                               (!a.inPlace || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
+      fresh.shm.offerRegistered = fresh.offerBlocksByCma || OfferRegisteredByCma();
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
                  fresh.shm.ringRestart ? "restart where a ring is empty" : "never restart", shm_->SingleCopy().minBytes);
     }
     plan = plans_.Add(a, dt, std::move(fresh));
   }
+  if (shm_) shm_->SetOperation(plan->shm);
   const Schedule& s = plan->schedule;
   uint64_t seq = collSeq_++;
   OpTag tag;
@@ -269,23 +281,12 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   collBufs_[kSendBuf] = const_cast<void*>(send);
   collBufs_[kRecvBuf] = recv;
   collBufs_[kScratchBuf] = nullptr;
-  // Where AllToAllByCma holds, an all-to-all offers what it sends from for this call as if
-  // registered: out of place its send buffer, in place (where AllToAllScratchByCma holds) the
-  // scratch its blocks are set aside in. Its large blocks are then read by the receiver with CMA.
-  // Only the transport changes: the algorithm was chosen above as for plain buffers, and each
-  // message's header says how to read it, so ranks need not agree on this.
-  const size_t blockBytes = a.count * a.elemSize;
-  const bool fromScratch = send == recv;
-  const bool offerByCma = allToAllByCma_ && a.kind == CollKind::AllToAll && blockBytes >= shm_->SingleCopy().minBytes &&
-                          (!fromScratch || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
-  if (shm_) {
-    ShmOperation op = plan->shm;
-    op.offerRegistered = offerByCma || OfferRegisteredByCma();
-    shm_->SetOperation(op);
-  }
+  // The all-to-all's offer for this call (Plan::offerBlocksByCma): in place the scratch, else
+  // the send buffer.
+  const bool offerByCma = plan->offerBlocksByCma;
   ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
-                           fromScratch && offerByCma ? ScratchFor(s, a.elemSize) : send,
-                           fromScratch ? s.scratchElems * a.elemSize : blockBytes * nranks_);
+                           a.inPlace && offerByCma ? ScratchFor(s, a.elemSize) : send,
+                           a.inPlace ? s.scratchElems * a.elemSize : a.count * a.elemSize * nranks_);
   return Execute(s, plan->kernels, collBufs_, tag, plan->record, seq, describe);
 }
 

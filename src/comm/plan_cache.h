@@ -29,6 +29,9 @@ struct Plan {
   // Its settings for the shared-memory connections: whether its ring messages may start over at a
   // ring's start (ShmHost::RingRestartFor, by the rings its schedules write on this host).
   ShmOperation shm;
+  // Whether each call offers its own blocks for CMA reads (an all-to-all where AllToAllByCma
+  // holds; Communicator::RunCollective).
+  bool offerBlocksByCma = false;
 };
 
 class PlanCache {
