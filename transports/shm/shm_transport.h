@@ -66,7 +66,7 @@ struct ShmOperation {
   // the host outgrow the last-level cache (OutgrowsLastLevelCache, topology/cache_size.h).
   bool streamOutputs = false;
   // Whether messages from buffers in the registrations table are offered to the receiver for CMA
-  // reads (single_copy.h); where not, they go through the ring. Set per call: on for an all-to-all
+  // reads (single_copy.h); where not, they go through the ring. Set per plan: on for an all-to-all
   // that offers its own buffers (AllToAllByCma), off for the user's registrations
   // (src/comm/registered_by_cma.h).
   bool offerRegistered = false;
