@@ -503,6 +503,55 @@ TEST_F(ProcessRanks, StagedAllGatherReadsItsScratchInOneCopyFromTheHostsThreshol
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(f.comm));
 }
 
+// The direct algorithms (two-shot all-reduce, direct reduce-scatter and reduce) over tcclMemAlloc
+// buffers cut their slices to the host's single-copy threshold (128 or 256 KiB) where a chunk holds
+// two, so the receivers read them from the senders' buffers, where the rings' slices (at most
+// 128 KiB, less from 4 ranks) would go through the rings (DirectSliceCount,
+// src/algorithms/direct_shot.cc). Chunks of twice the threshold and 4000 B, sums of small
+// integers (exact in any order), in and out of place, every value checked.
+TEST_F(ProcessRanks, DirectAlgorithmsReadTcclMemAllocSlicesInOneCopy) {
+  const ForcedSplit f = SplitForcing(comm_, "allreduce:twoshot;reducescatter:direct;reduce:direct");
+  ASSERT_NE(f.comm, nullptr);
+  const int rank = f.rank, n = f.n;
+  const bool shared = n > 1 && OnOneHost(f.comm);
+  const size_t chunk = (2 * HostSingleCopyBytesHere(n) + 4000) / sizeof(float);
+  for (const char* coll : {"all_reduce", "reduce_scatter", "reduce"})
+    for (bool inPlace : {false, true}) {
+      const std::string c = coll;
+      const size_t count = c == "all_reduce" ? chunk * n : chunk;           // the call's count
+      const size_t sendCount = c == "reduce_scatter" ? chunk * n : count;   // elements sent by each rank
+      void *sendMem = nullptr, *recvMem = nullptr;
+      ASSERT_EQ(tcclSuccess, tcclMemAlloc(&sendMem, sendCount * sizeof(float)));
+      ASSERT_EQ(tcclSuccess, tcclMemAlloc(&recvMem, sendCount * sizeof(float)));
+      float *send = static_cast<float*>(sendMem), *recv = static_cast<float*>(recvMem);
+      // Element i of rank r: r + (i % 61); the sum over ranks is exact in float.
+      for (size_t i = 0; i < sendCount; ++i) send[i] = (float)(rank + (int)(i % 61));
+      if (inPlace) std::copy(send, send + sendCount, recv);
+      // In place, a reduce-scatter's output is this rank's chunk of the input buffer.
+      float* out = inPlace && c == "reduce_scatter" ? recv + rank * chunk : recv;
+      const float* in = inPlace ? recv : send;
+      const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+      tcclResult_t res = c == "all_reduce"       ? tcclAllReduce(in, out, count, tcclFloat32, tcclSum, f.comm, nullptr)
+                         : c == "reduce_scatter" ? tcclReduceScatter(in, out, count, tcclFloat32, tcclSum, f.comm, nullptr)
+                                                 : tcclReduce(in, out, count, tcclFloat32, tcclSum, 0, f.comm, nullptr);
+      ASSERT_EQ(tcclSuccess, res) << tcclGetLastError(f.comm);
+      const uint64_t mapped = tccl::SingleCopyMessages(tccl::CopyMode::Mapped) - before;
+      const std::string what = c + " rank " + std::to_string(rank) + " of " + std::to_string(n) +
+                               (inPlace ? ", in place" : ", out of place");
+      if (c != "reduce" || rank == 0) {
+        const size_t offset = c == "reduce_scatter" ? rank * chunk : 0;  // where this rank's output starts in the input
+        size_t wrong = 0;
+        for (size_t i = 0; i < count; ++i)
+          wrong += out[i] != (float)(n * (n - 1) / 2 + n * (int)((offset + i) % 61));
+        EXPECT_EQ(wrong, 0u) << what;
+        EXPECT_EQ(mapped > 0, shared) << what << ", host threshold " << HostSingleCopyBytesHere(n) << " B";
+      }
+      EXPECT_EQ(tcclSuccess, tcclMemFree(sendMem));
+      EXPECT_EQ(tcclSuccess, tcclMemFree(recvMem));
+    }
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(f.comm));
+}
+
 }  // namespace
 }  // namespace tccl_test
 

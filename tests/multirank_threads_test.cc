@@ -245,6 +245,10 @@ TEST(ThreadRanksStreaming, TheTwoShotForwardsItsReducedHalfWhereTheBuffersOutgro
   const size_t llc = tccl::LastLevelCacheBytes();
   if (llc == 0 || llc > ((size_t)64 << 20)) GTEST_SKIP() << "last-level cache unknown or above 64 MiB: " << llc;
   ScopedEnv algo("TCCL_ALGO", "allreduce:twoshot");
+  // Through the rings, as between processes with plain buffers: threads read each other's buffers
+  // in one copy, and there the two-shot cuts slices of the single-copy threshold, which are read
+  // rather than forwarded (DirectSliceCount, algorithms/direct_shot.cc).
+  ScopedEnv noSingleCopy("TCCL_SHM_SINGLE_COPY_BYTES", "0");
   auto sweep = [&](size_t count) {
     SweepOptions opt;
     opt.colls = {"all_reduce"};

@@ -523,6 +523,61 @@ TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
   }
 }
 
+// Where peers read the call's buffers in one copy (CollArgs::singleCopyBytes), the same algorithms
+// cut slices of at least that size (at most twice it) wherever a chunk holds one of them (the
+// two-shot: two), so their messages are read in one copy rather than through the rings; with
+// less, the rings' slices. The
+// schedules stay correct with every send waiting for its receiver (single copy's rule), in and out
+// of place, also where the 2-rank two-shot would otherwise send each reduced slice in the step that
+// reduces it (it needs buffering, which single-copy messages do not have: bufferedBelow).
+TEST(Schedules, DirectAlgorithmsSendSlicesReadInOneCopyWhereTheBuffersAllowIt) {
+  const size_t slice = 64, single = 1000;  // elements; the threshold is single * 4 bytes
+  const std::pair<CollKind, Generator> direct[] = {{CollKind::AllReduce, &TwoShotAllReduce},
+                                                   {CollKind::ReduceScatter, &DirectReduceScatter},
+                                                   {CollKind::Reduce, &DirectReduce}};
+  for (const auto& [kind, generate] : direct) {
+    const AlgorithmInfo* alg = nullptr;
+    for (const AlgorithmInfo& info : AllAlgorithms())
+      if (info.coll == kind && info.generate == generate) alg = &info;
+    ASSERT_NE(alg, nullptr) << CollName(kind);
+    for (int n = 2; n <= 8; ++n)
+      for (size_t chunks : {(size_t)1, (size_t)2, (size_t)7}) {
+        // A chunk (the reduce-scatter's count, the reduce's message, 1/N of an all-reduce) of
+        // `chunks` thresholds and a bit.
+        const size_t chunk = chunks * single + 3 * (size_t)n;
+        const size_t count = kind == CollKind::AllReduce ? chunk * (size_t)n : chunk;
+        for (bool inPlace : {false, true}) {
+          CollArgs a = SimArgs(n, count, slice, inPlace);
+          a.kind = kind;
+          a.elemSize = 4;
+          a.singleCopyBytes = single * 4;
+          a.bufferedBytes = (size_t)1 << 30;
+          a.bufferedBelow = a.singleCopyBytes;
+          a.buffersOutgrowCache = true;
+          const std::string what = What(*alg, a);
+          size_t smallest = SIZE_MAX, largest = 0;
+          for (a.rank = 0; a.rank < n; ++a.rank)
+            for (const Step& st : generate(a).steps)
+              for (const Op& op : st.ops)
+                if (op.kind == OpKind::Send && op.count) {
+                  smallest = std::min(smallest, op.count);
+                  largest = std::max(largest, op.count);
+                }
+          // The two-shot takes slices read in one copy only where a chunk holds two of them.
+          if (chunks >= 2 || kind != CollKind::AllReduce) {
+            EXPECT_GE(smallest, single) << what;
+            EXPECT_LE(largest, 2 * single) << what;
+          } else {
+            EXPECT_LE(largest, slice) << what;
+          }
+          a.rank = 0;
+          SimResult r = Simulate(*alg, a, /*sendsWaitForReceiver=*/true);
+          EXPECT_TRUE(r.ok) << what << ": " << r.error;
+        }
+      }
+  }
+}
+
 }  // namespace
 }  // namespace tccl
 

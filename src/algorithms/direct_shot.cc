@@ -147,6 +147,22 @@ size_t DirectSliceElems(const CollArgs& a) {
   return std::max<size_t>(1, std::min(a.sliceElems, std::max(line, 2 * a.sliceElems / peers)));
 }
 
+// Slices per chunk of `largest` elements. Where peers read this call's buffers in one copy
+// (CollArgs::singleCopyBytes: tcclMemAlloc buffers, ranks as threads), a slice below that size
+// goes through the rings: then as few slices as keep each at least that size (at most twice it),
+// if that makes at least `leastSlices`. The two-shot asks for two, so that one slice's gather (a
+// read of lines the peer has just written) runs beside the next slice's exchange: with one, its
+// 2-rank 512 KiB all-reduce took 39 us out of place against 17 for the direct algorithm, which the
+// model then no longer picked. 2 ranks, tcclMemAlloc buffers, 16 MiB all-reduce in place: 1.2 ms
+// against 2.4 before; 512 KiB reduce-scatter in one slice: 5-8 us against 16-21
+// (docs/single_copy.md, "Slices read in one copy").
+size_t DirectSliceCount(const CollArgs& a, size_t largest, size_t leastSlices) {
+  const size_t K = SliceCount(largest, DirectSliceElems(a));
+  if (!a.singleCopyBytes) return K;
+  const size_t wholeSlices = largest / ((a.singleCopyBytes + a.elemSize - 1) / a.elemSize);
+  return wholeSlices >= leastSlices ? std::min(K, wholeSlices) : K;
+}
+
 size_t LargestChunk(const CollArgs& a, const ChunkMap& m) {
   size_t largest = 0;
   for (int c = 0; c < a.nranks; ++c) largest = std::max(largest, m.length(a, c));
@@ -164,7 +180,7 @@ Schedule DirectReduceScatter(const CollArgs& a) {
   }
   if (rc == 0) return s;
   ChunkMap m{&BlockBegin, &BlockLength};
-  const size_t K = SliceCount(rc, DirectSliceElems(a)), slot = (rc + K - 1) / K;
+  const size_t K = DirectSliceCount(a, rc, 1), slot = (rc + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(a.nranks);
   for (size_t j = 0; j < K; ++j) AppendScatterSlice(s, a, m, K, j, slot, {kRecvBuf, 0}, /*outFinal=*/true);
   return s;
@@ -176,7 +192,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   if (NothingToExchange(a, &s)) return s;
   ChunkMap m{&BalancedBegin, &BalancedLength};
   const size_t largest = LargestChunk(a, m);
-  const size_t K = SliceCount(largest, DirectSliceElems(a)), slot = (largest + K - 1) / K;
+  const size_t K = DirectSliceCount(a, largest, 2), slot = (largest + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   // All-gather of slice j: every owner sends its reduced slice to every rank. Its messages: this
   // rank's reduced slice j to `to`, and `from`'s into its final place (count 0: nothing to move).
@@ -261,7 +277,7 @@ Schedule DirectReduce(const CollArgs& a) {
   Schedule s;
   const int N = a.nranks, r = a.rank;
   if (NothingToExchange(a, &s)) return s;
-  const size_t K = SliceCount(a.count, DirectSliceElems(a)), slot = (a.count + K - 1) / K;
+  const size_t K = DirectSliceCount(a, a.count, 1), slot = (a.count + K - 1) / K;
   if (r == a.root) s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   for (size_t j = 0; j < K; ++j) {
     size_t b = PartStart(a.count, K, j), n = PartStart(a.count, K, j + 1) - b;

@@ -77,7 +77,9 @@ static const ParamInfo kParams[] = {
      "Shared-memory messages from this size on are read by the receiver straight from the sender's "
      "buffer when it can (ranks as threads; tcclMemAlloc buffers; an all-to-all's blocks via CMA "
      "where its rule holds) instead of through the ring; 0 = never. 256 KiB: above the 128 KiB pipelining slice, "
-     "so sliced algorithms keep their in-cache two-copy pipeline (docs/single_copy.md). On a host "
+     "so ring-sliced algorithms keep their in-cache two-copy pipeline; the direct ones (two-shot, "
+     "direct reduce-scatter and reduce) cut slices of this size where the call's buffers are read "
+     "in one copy (docs/single_copy.md). On a host "
      "whose pairs' rings outgrow the last-level cache, from the smaller of this and 128 KiB.",
      0, kInt64Max},
     {"SPIN_US", ParamType::Int, "20",
