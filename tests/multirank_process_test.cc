@@ -505,19 +505,20 @@ TEST_F(ProcessRanks, StagedAllGatherReadsItsScratchInOneCopyFromTheHostsThreshol
 
 // The direct algorithms (two-shot all-reduce, direct reduce-scatter and reduce) over tcclMemAlloc
 // buffers cut their slices to the host's single-copy threshold (128 or 256 KiB) where a chunk holds
-// two, so the receivers read them from the senders' buffers, where the rings' slices (at most
-// 128 KiB, less from 4 ranks) would go through the rings (DirectSliceCount,
-// src/algorithms/direct_shot.cc). Chunks of twice the threshold and 4000 B, sums of small
+// one (the two-shot: four), so the receivers read them from the senders' buffers, where the rings'
+// slices (at most 128 KiB, less from 4 ranks) would go through the rings (DirectSliceCount,
+// src/algorithms/direct_shot.cc). Chunks of that many thresholds and 4000 B, sums of small
 // integers (exact in any order), in and out of place, every value checked.
 TEST_F(ProcessRanks, DirectAlgorithmsReadTcclMemAllocSlicesInOneCopy) {
   const ForcedSplit f = SplitForcing(comm_, "allreduce:twoshot;reducescatter:direct;reduce:direct");
   ASSERT_NE(f.comm, nullptr);
   const int rank = f.rank, n = f.n;
   const bool shared = n > 1 && OnOneHost(f.comm);
-  const size_t chunk = (2 * HostSingleCopyBytesHere(n) + 4000) / sizeof(float);
   for (const char* coll : {"all_reduce", "reduce_scatter", "reduce"})
     for (bool inPlace : {false, true}) {
       const std::string c = coll;
+      const size_t thresholds = c == "all_reduce" ? 4 : 1;
+      const size_t chunk = (thresholds * HostSingleCopyBytesHere(n) + 4000) / sizeof(float);
       const size_t count = c == "all_reduce" ? chunk * n : chunk;           // the call's count
       const size_t sendCount = c == "reduce_scatter" ? chunk * n : count;   // elements sent by each rank
       void *sendMem = nullptr, *recvMem = nullptr;

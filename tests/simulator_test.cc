@@ -525,7 +525,7 @@ TEST(Schedules, DirectAlgorithmsKeepAStepsSlicesWithinTwiceTheRingsSlice) {
 
 // Where peers read the call's buffers in one copy (CollArgs::singleCopyBytes), the same algorithms
 // cut slices of at least that size (at most twice it) wherever a chunk holds one of them (the
-// two-shot: two), so their messages are read in one copy rather than through the rings; with
+// two-shot: four), so their messages are read in one copy rather than through the rings; with
 // less, the rings' slices. The
 // schedules stay correct with every send waiting for its receiver (single copy's rule), in and out
 // of place, also where the 2-rank two-shot would otherwise send each reduced slice in the step that
@@ -541,7 +541,7 @@ TEST(Schedules, DirectAlgorithmsSendSlicesReadInOneCopyWhereTheBuffersAllowIt) {
       if (info.coll == kind && info.generate == generate) alg = &info;
     ASSERT_NE(alg, nullptr) << CollName(kind);
     for (int n = 2; n <= 8; ++n)
-      for (size_t chunks : {(size_t)1, (size_t)2, (size_t)7}) {
+      for (size_t chunks : {(size_t)1, (size_t)3, (size_t)4, (size_t)7}) {
         // A chunk (the reduce-scatter's count, the reduce's message, 1/N of an all-reduce) of
         // `chunks` thresholds and a bit.
         const size_t chunk = chunks * single + 3 * (size_t)n;
@@ -563,8 +563,8 @@ TEST(Schedules, DirectAlgorithmsSendSlicesReadInOneCopyWhereTheBuffersAllowIt) {
                   smallest = std::min(smallest, op.count);
                   largest = std::max(largest, op.count);
                 }
-          // The two-shot takes slices read in one copy only where a chunk holds two of them.
-          if (chunks >= 2 || kind != CollKind::AllReduce) {
+          // The two-shot takes slices read in one copy only where a chunk holds four of them.
+          if (chunks >= 4 || kind != CollKind::AllReduce) {
             EXPECT_GE(smallest, single) << what;
             EXPECT_LE(largest, 2 * single) << what;
           } else {

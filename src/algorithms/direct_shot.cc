@@ -150,12 +150,14 @@ size_t DirectSliceElems(const CollArgs& a) {
 // Slices per chunk of `largest` elements. Where peers read this call's buffers in one copy
 // (CollArgs::singleCopyBytes: tcclMemAlloc buffers, ranks as threads), a slice below that size
 // goes through the rings: then as few slices as keep each at least that size (at most twice it),
-// if that makes at least `leastSlices`. The two-shot asks for two, so that one slice's gather (a
-// read of lines the peer has just written) runs beside the next slice's exchange: with one, its
-// 2-rank 512 KiB all-reduce took 39 us out of place against 17 for the direct algorithm, which the
-// model then no longer picked. 2 ranks, tcclMemAlloc buffers, 16 MiB all-reduce in place: 1.2 ms
-// against 2.4 before; 512 KiB reduce-scatter in one slice: 5-8 us against 16-21
-// (docs/single_copy.md, "Slices read in one copy").
+// if that makes at least `leastSlices`. The two-shot asks for four: its gather reads lines the
+// peer has just written, and only the steps where one slice's gather runs beside the next one's
+// exchange hide that. With one slice its 2-rank 512 KiB all-reduce took 39 us out of place
+// against 17 for the direct algorithm, which the model then no longer picked; with two (1 MiB) it
+// was level with the direct algorithm summed over a call in place and one out of place, and 4x
+// slower out of place in the VM's slow state; from four (2 MiB) faster in both states. 2 ranks,
+// tcclMemAlloc buffers, 16 MiB all-reduce in place: 1.2 ms against 2.4 before; 512 KiB
+// reduce-scatter in one slice: 5-8 us against 16-21 (docs/single_copy.md, "Slices read in one copy").
 size_t DirectSliceCount(const CollArgs& a, size_t largest, size_t leastSlices) {
   const size_t K = SliceCount(largest, DirectSliceElems(a));
   if (!a.singleCopyBytes) return K;
@@ -192,7 +194,7 @@ Schedule TwoShotAllReduce(const CollArgs& a) {
   if (NothingToExchange(a, &s)) return s;
   ChunkMap m{&BalancedBegin, &BalancedLength};
   const size_t largest = LargestChunk(a, m);
-  const size_t K = DirectSliceCount(a, largest, 2), slot = (largest + K - 1) / K;
+  const size_t K = DirectSliceCount(a, largest, 4), slot = (largest + K - 1) / K;
   s.scratchElems = slot * SliceTreePlan::SlotsNeeded(N);
   // All-gather of slice j: every owner sends its reduced slice to every rank. Its messages: this
   // rank's reduced slice j to `to`, and `from`'s into its final place (count 0: nothing to move).
