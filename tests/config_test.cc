@@ -10,11 +10,13 @@
 #include "tuning/cost_model.h"
 #include "bootstrap/launcher_env.h"
 #include "config/params.h"
+#include "tests/support/algorithm_named.h"
 #include "tests/support/scoped_env.h"
 
 namespace tccl {
 namespace {
 
+using tccl_test::AlgorithmNamed;
 using tccl_test::EnvGuard;
 TEST(AlgoGrammar, AcceptsNcclForms) {
   AlgoFilter f;
@@ -69,13 +71,6 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   Status st;
   EXPECT_EQ(Select("broadcast:^chain,tree,direct,staged", CollKind::Broadcast, 2, &st), nullptr);
   EXPECT_EQ(st.code(), tcclInvalidArgument);
-}
-
-// The table's entry for `name` of collective `k` (nullptr if there is none).
-const AlgorithmInfo* AlgorithmNamed(CollKind k, const std::string& name) {
-  for (const AlgorithmInfo& alg : AllAlgorithms())
-    if (alg.coll == k && name == alg.name) return &alg;
-  return nullptr;
 }
 
 // The algorithm automatic selection picks for `bytes` (of the call's count, 4-byte elements) on
