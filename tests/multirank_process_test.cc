@@ -16,6 +16,7 @@
 #include "topology/cache_size.h"
 #include "algorithms/registry.h"
 #include "tests/support/forced_algorithm.h"
+#include "tests/support/process_ranks.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
 #include "transports/shm/shm_transport.h"
@@ -23,19 +24,6 @@
 
 namespace tccl_test {
 namespace {
-
-class ProcessRanks : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_EQ(tcclSuccess, tcclCommInitFromEnv(&comm_, nullptr)) << tcclGetLastError(nullptr);
-  }
-  void TearDown() override {
-    if (comm_) {
-      EXPECT_EQ(tcclSuccess, tcclCommDestroy(comm_));
-    }
-  }
-  tcclComm_t comm_ = nullptr;
-};
 
 // Strict determinism (the default) across processes: every reduction equals tcclReduceReference.
 TEST_F(ProcessRanks, FullSweepStrict) {
@@ -112,11 +100,13 @@ TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
 
 // Registered buffers are not offered for CMA reads (registered_by_cma.h): every message carries
 // the header and then the payload inline, through the rings. (Not the all-to-all: where the pairs'
-// rings outgrow the cache it offers its own buffers, registered or not; its own tests below.)
+// rings outgrow the cache it offers its own buffers, registered or not; its own tests below. Nor
+// the all-gather where exchanges go by CMA: tests/exchanges_by_cma_test.cc.)
 TEST_F(ProcessRanks, RegisteredBuffersGoThroughTheRings) {
   int n = 1;
   tcclCommCount(comm_, &n);
-  const std::vector<std::string> colls = {"all_reduce", "reduce_scatter", "reduce", "all_gather", "broadcast"};
+  std::vector<std::string> colls = {"all_reduce", "reduce_scatter", "reduce", "broadcast"};
+  if (!ExchangesByCmaHere(comm_)) colls.push_back("all_gather");
   const uint64_t inlineBefore = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
   EXPECT_EQ(0u, SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma, colls));
   if (n > 1) {
@@ -307,17 +297,13 @@ static uint64_t AllToAllOfPlainBuffers(tcclComm_t comm, size_t blockBytes, bool 
   return tccl::SingleCopyMessages(tccl::CopyMode::Cma) - before;
 }
 
-// The single-copy threshold of this host's `n` ranks (tccl::HostSingleCopyBytes).
-static size_t HostSingleCopyBytesHere(int n) {
-  return tccl::HostSingleCopyBytes((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
-                                   (size_t)tccl::ParamInt("SHM_RING_BYTES"), tccl::LastLevelCacheBytes());
-}
-
 // Whether messages of `messageBytes` from an all-to-all of `blockBytes` blocks go by CMA here.
-static bool AllToAllByCmaHere(int n, size_t blockBytes, size_t messageBytes, bool inPlace) {
+static bool AllToAllByCmaHere(tcclComm_t comm, int n, size_t blockBytes, size_t messageBytes, bool inPlace) {
   const size_t ringBytes = (size_t)tccl::ParamInt("SHM_RING_BYTES"), cache = tccl::LastLevelCacheBytes();
+  const size_t from = ExchangeSingleCopyBytesHere(comm, n);
+  if (from == 0 || messageBytes < from || blockBytes < from) return false;
+  if (!inPlace && ExchangesByCmaHere(comm)) return true;
   return tccl::AllToAllByCma(n, n > tccl::UsableCores(), ringBytes, cache) &&
-         messageBytes >= HostSingleCopyBytesHere(n) &&
          (!inPlace || tccl::AllToAllScratchByCma(n, blockBytes, cache));
 }
 
@@ -334,7 +320,7 @@ TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
                          (128 << 10) + 4000,   // below it, above 128 KiB (where the rings outgrow the cache)
                          (64 << 10) + 4000}) {  // through the rings everywhere
       // The automatic choice here is direct: every block one message.
-      EXPECT_EQ(AllToAllOfPlainBuffers(comm_, block, inPlace) > 0, AllToAllByCmaHere(n, block, block, inPlace))
+      EXPECT_EQ(AllToAllOfPlainBuffers(comm_, block, inPlace) > 0, AllToAllByCmaHere(comm_, n, block, block, inPlace))
           << where << ", blocks of " << block << " B" << (inPlace ? ", in place" : ", out of place");
     }
   // Forced pairwise sends 128 KiB slices of 1 MiB blocks, in place from two scratch slots: offered
@@ -343,7 +329,7 @@ TEST_F(ProcessRanks, AllToAllOfPlainBuffersByCmaWhereTheRingsOutgrowTheCache) {
   ASSERT_NE(pairwise.comm, nullptr);
   for (bool inPlace : {false, true})
     EXPECT_EQ(AllToAllOfPlainBuffers(pairwise.comm, 1 << 20, inPlace) > 0,
-              AllToAllByCmaHere(n, 1 << 20, (size_t)tccl::ParamInt("CHUNK_BYTES"), inPlace))
+              AllToAllByCmaHere(pairwise.comm, n, 1 << 20, (size_t)tccl::ParamInt("CHUNK_BYTES"), inPlace))
         << where << ", pairwise" << (inPlace ? ", in place" : ", out of place");
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(pairwise.comm));
 }
@@ -474,9 +460,10 @@ TEST_F(ProcessRanks, StagedAllGatherReadsSharedStagingInOneCopy) {
   EXPECT_EQ(tcclCommDestroy(sc), tcclSuccess);
 }
 
-// Its pieces are read from the staging in one copy from the host's single-copy threshold on
+// Its pieces are read from the staging in one copy from the all-gather's single-copy threshold on
 // (tccl::HostSingleCopyBytes: 128 KiB where the pairs' rings outgrow the cache, as at 7 and 8 ranks
-// on the 2-core development VM; 256 KiB elsewhere); a smaller piece goes through the rings as well.
+// on the 2-core development VM; 256 KiB elsewhere; 16 KiB where exchanges go by CMA); a smaller
+// piece goes through the rings as well.
 // Blocks of 64, 128 and 256 KiB + 4000 B, plain buffers, every value checked.
 TEST_F(ProcessRanks, StagedAllGatherReadsItsScratchInOneCopyFromTheHostsThreshold) {
   const ForcedSplit f = SplitForcing(comm_, "allgather:staged");
@@ -495,9 +482,9 @@ TEST_F(ProcessRanks, StagedAllGatherReadsItsScratchInOneCopyFromTheHostsThreshol
     for (int r = 0; r < n; ++r)
       for (size_t i = 0; i < count; ++i) wrong += recv[r * count + i] != (float)(r * 1000) + (float)i * 0.25f;
     EXPECT_EQ(wrong, 0u) << "rank " << rank << ", blocks of " << block << " B";
-    EXPECT_EQ(mapped > 0, shared && count * sizeof(float) >= HostSingleCopyBytesHere(n))
+    EXPECT_EQ(mapped > 0, shared && count * sizeof(float) >= ExchangeSingleCopyBytesHere(f.comm, n))
         << "rank " << rank << " of " << n << (shared ? " on one host" : "") << ", blocks of " << block
-        << " B, host threshold " << HostSingleCopyBytesHere(n) << " B, last-level cache "
+        << " B, threshold " << ExchangeSingleCopyBytesHere(f.comm, n) << " B, last-level cache "
         << tccl::LastLevelCacheBytes() << " B";
   }
   EXPECT_EQ(tcclSuccess, tcclCommDestroy(f.comm));

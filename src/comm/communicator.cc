@@ -242,10 +242,19 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       // CMA. Only the transport changes: the algorithm was chosen above as for plain buffers, and
       // each message's header says how to read it, so ranks need not agree on this. The user's
       // registrations are offered only under the test hook (registered_by_cma.h).
+      // Where ExchangesByCma holds, the all-gather (its own block is the user's, in place too) and
+      // the out-of-place all-to-all offer their send buffers alike, and both frame messages with
+      // a single-copy header from a lower size (in place too, so ranks agree whatever each
+      // passes).
       const size_t blockBytes = a.count * a.elemSize;
-      fresh.offerBlocksByCma = allToAllByCma_ && a.kind == CollKind::AllToAll &&
-                               blockBytes >= shm_->SingleCopy().minBytes &&
-                               (!a.inPlace || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes()));
+      const bool exchanges = exchangesByCma_ && (a.kind == CollKind::AllGather || a.kind == CollKind::AllToAll);
+      if (exchanges) fresh.shm.singleCopyFrom = kSingleCopyBytesWhereExchangesGoByCma;
+      const size_t from = std::min(shm_->SingleCopy().minBytes, fresh.shm.singleCopyFrom);
+      const bool bigBlocks = shm_->SingleCopy().minBytes != 0 && blockBytes >= from;
+      fresh.offerBlocksByCma =
+          (exchanges && bigBlocks && !(a.kind == CollKind::AllToAll && a.inPlace)) ||
+          (allToAllByCma_ && a.kind == CollKind::AllToAll && bigBlocks &&
+           (!a.inPlace || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes())));
       fresh.shm.offerRegistered = fresh.offerBlocksByCma || OfferRegisteredByCma();
       TCCL_TRACE(kLogShm, "%s of %zu x %s by %s: writes %zu rings of this host; messages %s; single-copy header from %zu B",
                  CollName(a.kind), a.count, DtypeName(dt), fresh.alg->name, rings,
@@ -281,12 +290,14 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   collBufs_[kSendBuf] = const_cast<void*>(send);
   collBufs_[kRecvBuf] = recv;
   collBufs_[kScratchBuf] = nullptr;
-  // The all-to-all's offer for this call (Plan::offerBlocksByCma): in place the scratch, else
-  // the send buffer.
+  // This call's offer (Plan::offerBlocksByCma): an in-place all-to-all's scratch, else the send
+  // buffer (an all-gather's is its own block, in place inside the receive buffer).
   const bool offerByCma = plan->offerBlocksByCma;
-  ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr,
-                           a.inPlace && offerByCma ? ScratchFor(s, a.elemSize) : send,
-                           a.inPlace ? s.scratchElems * a.elemSize : a.count * a.elemSize * nranks_);
+  const bool offerScratch = offerByCma && a.inPlace && a.kind == CollKind::AllToAll;
+  ScopedRegistration offer(offerByCma ? registrations_.get() : nullptr, offerScratch ? ScratchFor(s, a.elemSize) : send,
+                           offerScratch                        ? s.scratchElems * a.elemSize
+                           : a.kind == CollKind::AllToAll ? a.count * a.elemSize * nranks_
+                                                               : a.count * a.elemSize);
   return Execute(s, plan->kernels, collBufs_, tag, plan->record, seq, describe);
 }
 

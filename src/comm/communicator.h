@@ -13,6 +13,7 @@
 #include "algorithms/schedule.h"
 #include "bootstrap/bootstrap.h"
 #include "comm/all_to_all_by_cma.h"
+#include "comm/exchanges_by_cma.h"
 #include "comm/flight_recorder.h"
 #include "comm/op_lock.h"
 #include "comm/peer_monitor.h"
@@ -63,6 +64,8 @@ class Communicator {
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
   uint64_t commId() const { return commId_; }
+  // The communicator's ranks on this host (this one included).
+  size_t localRanks() const { return sameHost_.size(); }
 
   // Runs a collective to completion. Caller has validated arguments.
   Status RunCollective(const CollArgs& args, tcclDataType_t dt, const void* send, void* recv);
@@ -148,6 +151,10 @@ class Communicator {
   // are set aside in) is offered to same-host peers for CMA reads during the call (RunCollective):
   // set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
+  // Where ExchangesByCma holds (the machine model measured CMA faster; two ranks on this host, a
+  // core each), an all-gather and an out-of-place all-to-all offer the blocks they send from for
+  // CMA reads, and both frame messages with a single-copy header from a lower size.
+  bool exchangesByCma_ = false;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;
   // Per-operation temporaries. Private memory on purpose: messages sent from scratch were just

@@ -180,6 +180,23 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
     localPids.push_back(peers_[r].pid);
     localSameProcess.push_back(peers_[r].pid == me.pid && peers_[r].pidNs == me.pidNs);
   }
+  // The machine model for algorithm selection (and for how the shared memory below exchanges
+  // plain buffers): read from its cache file, or measured, by the host's first rank while the
+  // others wait in the store (so the measurement has the cores). Every rank of the host gets the
+  // same model, so they agree on the rules drawn from it.
+  const std::string tuneKey = "tune/" + IdHex(commId_) + "/" + std::to_string(sameHost.front());
+  if (rank_ == sameHost.front()) {
+    cost_.machine = LoadOrMeasureMachine();
+    TCCL_RETURN_IF_ERROR(boot_->store()->Set(tuneKey, cost_.machine.Serialize(), deadline));
+  } else {
+    std::string text;
+    TCCL_RETURN_IF_ERROR(boot_->store()->Get(tuneKey, deadline, &text));
+    TCCL_RETURN_IF_ERROR(MachineModel::Parse(text, &cost_.machine));
+    cost_.machine.source = "from rank " + std::to_string(sameHost.front());
+  }
+  exchangesByCma_ = ExchangesByCma(cost_.machine, sameHost.size());
+  const int cores = UsableCores();
+  const bool oversubscribed = (int)sameHost.size() > cores;
   const int64_t singleCopy = ParamInt("SHM_SINGLE_COPY_BYTES");  // ranges checked by CommSettings::Resolve
   const int64_t restart = ParamInt("SHM_RING_RESTART");
   TCCL_RETURN_IF_ERROR(ShmHost::Setup(*boot_, segName, sameHost, localPids, localSameProcess, rank_,
@@ -204,8 +221,6 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   std::map<int, std::unique_ptr<Connection>> tcpConns;
   TCCL_RETURN_IF_ERROR(ConnectTcpPeers(tcp, deadline, &tcpConns));
 
-  const int cores = UsableCores();
-  const bool oversubscribed = (int)sameHost.size() > cores;
   allToAllByCma_ = shm_ && shm_->SingleCopy().minBytes > 0 &&
                    AllToAllByCma(sameHost.size(), oversubscribed, shm_->RingBytes(), LastLevelCacheBytes());
   conns_.resize(nranks_);
@@ -223,18 +238,6 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   flight_ = std::make_unique<FlightRecorder>((size_t)std::max<int64_t>(0, ParamInt("FLIGHT_RECORDER_ENTRIES")));
   RegisterForSignalDump(this, [this] { TCCL_WARN(kLogColl, "%s", DumpFlightRecorder().c_str()); });
 
-  // The machine model for algorithm selection: read from its cache file, or measured, by the
-  // host's first rank while the others wait in the store (so the measurement has the cores).
-  const std::string tuneKey = "tune/" + IdHex(commId_) + "/" + std::to_string(sameHost.front());
-  if (rank_ == sameHost.front()) {
-    cost_.machine = LoadOrMeasureMachine();
-    TCCL_RETURN_IF_ERROR(boot_->store()->Set(tuneKey, cost_.machine.Serialize(), deadline));
-  } else {
-    std::string text;
-    TCCL_RETURN_IF_ERROR(boot_->store()->Get(tuneKey, deadline, &text));
-    TCCL_RETURN_IF_ERROR(MachineModel::Parse(text, &cost_.machine));
-    cost_.machine.source = "from rank " + std::to_string(sameHost.front());
-  }
   cost_.host.localRanks = (int)sameHost.size();
   cost_.host.cores = cores;
   waiter_ = std::make_unique<Waiter>(local.size() > 1 ? shm_->MyDoorbell() : nullptr, oversubscribed,

@@ -189,9 +189,11 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
   char line[512];
   snprintf(line, sizeof(line),
            "tuning: %d ranks, %d on this host, %d cores; machine model (%s): hop %.2f us, hand-over %.2f us, "
-           "copy %.1f/%.1f GB/s, reduce %.1f/%.1f GB/s (cache/memory), cache %zu KiB (measured); determinism %s\n",
+           "copy %.1f/%.1f GB/s, reduce %.1f/%.1f GB/s (cache/memory), cache %zu KiB (measured), "
+           "exchange %.1f GB/s by two copies / %.1f by CMA; determinism %s\n",
            nranks, ctx.host.localRanks, ctx.host.cores, m.source.c_str(), m.hopUs, m.switchUs, m.copyCacheGBps,
-           m.copyMemGBps, m.reduceCacheGBps, m.reduceMemGBps, m.cacheBytes >> 10, strict ? "strict" : "run");
+           m.copyMemGBps, m.reduceCacheGBps, m.reduceMemGBps, m.cacheBytes >> 10, m.exchangeCopiesGBps,
+           m.exchangeCmaGBps, strict ? "strict" : "run");
   out += line;
   const CollKind kinds[] = {CollKind::AllReduce, CollKind::ReduceScatter, CollKind::AllGather,
                             CollKind::Broadcast,  CollKind::Reduce,        CollKind::AllToAll};

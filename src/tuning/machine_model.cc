@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "exec/waiter.h"
 #include "kernels/host/reduce.h"
+#include "tuning/pair_exchange.h"
 
 namespace tccl {
 
@@ -96,9 +97,11 @@ std::string CpuModel() {
 std::string MachineModel::Serialize() const {
   char buf[512];
   snprintf(buf, sizeof(buf),
-           "tccl-machine-model 1\nhop_us %.4f\nswitch_us %.4f\ncopy_cache_gbps %.3f\ncopy_mem_gbps %.3f\n"
-           "reduce_cache_gbps %.3f\nreduce_mem_gbps %.3f\ncache_bytes %zu\ncores %d\n",
-           hopUs, switchUs, copyCacheGBps, copyMemGBps, reduceCacheGBps, reduceMemGBps, cacheBytes, cores);
+           "tccl-machine-model 2\nhop_us %.4f\nswitch_us %.4f\ncopy_cache_gbps %.3f\ncopy_mem_gbps %.3f\n"
+           "reduce_cache_gbps %.3f\nreduce_mem_gbps %.3f\ncache_bytes %zu\ncores %d\n"
+           "exchange_copies_gbps %.3f\nexchange_cma_gbps %.3f\n",
+           hopUs, switchUs, copyCacheGBps, copyMemGBps, reduceCacheGBps, reduceMemGBps, cacheBytes, cores,
+           exchangeCopiesGBps, exchangeCmaGBps);
   return buf;
 }
 
@@ -107,18 +110,24 @@ Status MachineModel::Parse(const std::string& text, MachineModel* out) {
   std::string key;
   MachineModel m;
   int version = 0, seen = 0;
-  if (!(in >> key >> version) || key != "tccl-machine-model" || version != 1)
-    return InvalidArgument("not a version 1 tccl machine model");
+  // Version 1 files (before the exchange rates) are not read: the machine is measured again.
+  if (!(in >> key >> version) || key != "tccl-machine-model" || version != 2)
+    return InvalidArgument("not a version 2 tccl machine model");
   while (in >> key) {
     double v = 0;
-    if (!(in >> v) || !(v > 0 && v < 1e12)) return InvalidArgument("bad value for '%s' in the machine model", key.c_str());
-    double* target = key == "hop_us"              ? &m.hopUs
-                     : key == "switch_us"         ? &m.switchUs
-                     : key == "copy_cache_gbps"   ? &m.copyCacheGBps
-                     : key == "copy_mem_gbps"     ? &m.copyMemGBps
-                     : key == "reduce_cache_gbps" ? &m.reduceCacheGBps
-                     : key == "reduce_mem_gbps"   ? &m.reduceMemGBps
-                                                  : nullptr;
+    // The exchange rates may be 0 (not measured); every other value is positive.
+    const bool mayBeZero = key.rfind("exchange_", 0) == 0;
+    if (!(in >> v) || !((v > 0 || (mayBeZero && v == 0)) && v < 1e12))
+      return InvalidArgument("bad value for '%s' in the machine model", key.c_str());
+    double* target = key == "hop_us"                 ? &m.hopUs
+                     : key == "switch_us"            ? &m.switchUs
+                     : key == "copy_cache_gbps"      ? &m.copyCacheGBps
+                     : key == "copy_mem_gbps"        ? &m.copyMemGBps
+                     : key == "reduce_cache_gbps"    ? &m.reduceCacheGBps
+                     : key == "reduce_mem_gbps"      ? &m.reduceMemGBps
+                     : key == "exchange_copies_gbps" ? &m.exchangeCopiesGBps
+                     : key == "exchange_cma_gbps"    ? &m.exchangeCmaGBps
+                                                     : nullptr;
     if (target) {
       *target = v;
     } else if (key == "cache_bytes") {
@@ -130,7 +139,7 @@ Status MachineModel::Parse(const std::string& text, MachineModel* out) {
     }
     ++seen;
   }
-  if (seen != 8) return InvalidArgument("the machine model has %d of its 8 values", seen);
+  if (seen != 10) return InvalidArgument("the machine model has %d of its 10 values", seen);
   *out = m;
   return Status::Ok();
 }
@@ -138,6 +147,10 @@ Status MachineModel::Parse(const std::string& text, MachineModel* out) {
 MachineModel MeasureMachine() {
   MachineModel m;
   std::vector<int> cpus = AllowedCpus();
+  // The measurements pin the calling thread; it gets its own cores back at the end (else the
+  // measuring rank ran pinned to one core, and counted one usable core, from then on).
+  cpu_set_t callers;
+  const bool restore = sched_getaffinity(0, sizeof(callers), &callers) == 0;
   m.cores = std::max<int>(1, (int)cpus.size());
   // In cache: 64 KiB per buffer (three buffers stay in L2).
   MeasureBandwidth(64 << 10, 200, &m.copyCacheGBps, &m.reduceCacheGBps);
@@ -161,6 +174,16 @@ MachineModel MeasureMachine() {
   int a = cpus.empty() ? 0 : cpus[0];
   m.switchUs = MeasureHandOverUs(a, a, 2000);
   m.hopUs = cpus.size() >= 2 ? MeasureHandOverUs(cpus[0], cpus[1], 20000) : m.switchUs;
+  if (cpus.size() >= 2) {
+    // Alternated, best of each: a VM's rates drift between runs (in a standalone probe on the Xeon
+    // VM, one run of four exchanged by CMA at half the speed of the other three).
+    for (int round = 0; round < 3; ++round)
+      for (ExchangeBy how : {ExchangeBy::TwoCopies, ExchangeBy::Cma}) {
+        double& best = how == ExchangeBy::Cma ? m.exchangeCmaGBps : m.exchangeCopiesGBps;
+        best = std::max(best, MeasurePairExchangeGBps(how, cpus[0], cpus[1], 512 << 10, 128 << 10, 8));
+      }
+  }
+  if (restore) sched_setaffinity(0, sizeof(callers), &callers);
   m.source = "measured";
   return m;
 }

@@ -4,6 +4,8 @@
 //      hand-over through the scheduler: the sender must run before the receiver can).
 //   β  copy bandwidth (memcpy), in cache and from memory;
 //   γ  reduce bandwidth (the float sum kernel: two inputs, one output), in cache and from memory.
+// And how fast two cores exchange blocks of plain buffers, by two copies or by CMA
+// (tuning/pair_exchange.h), which decides how ranks with a core each exchange them.
 // Measured in-process in ~0.1 s by the first communicator on a machine that has no cache file,
 // then read from the file (TCCL_TUNING_FILE) by every later one.
 #pragma once
@@ -21,6 +23,9 @@ struct MachineModel {
   double copyCacheGBps = 20, copyMemGBps = 10;
   double reduceCacheGBps = 20, reduceMemGBps = 10;
   size_t cacheBytes = 32 << 20;  // last-level cache: working sets below it run at the cache rates
+  // GB/s each way of two cores exchanging 512 KiB blocks in 128 KiB messages (the rings' slice),
+  // through staging slots and by CMA; 0 where not measured (one core, CMA refused).
+  double exchangeCopiesGBps = 0, exchangeCmaGBps = 0;
   int cores = 1;
   std::string source = "defaults";  // "measured", "file <path>", or "defaults"
 

@@ -134,8 +134,11 @@ class ShmConnection : public Connection {
   // CMA into a reduction goes through this much of a bounce buffer at a time (stays in cache).
   static constexpr size_t kBounce = 256 << 10;
 
-  // Both ends frame a message by its size alone, against the host's threshold.
-  bool IsLarge(size_t total) const { return sc_->minBytes != 0 && total >= sc_->minBytes; }
+  // Both ends frame a message by its size alone, against the host's threshold or the operation's
+  // lower one (ShmOperation::singleCopyFrom; never with single copy off).
+  bool IsLarge(size_t total) const {
+    return sc_->minBytes != 0 && total >= std::min(sc_->minBytes, operation_->singleCopyFrom);
+  }
 
   // The byte ring: a message's payload at a 16-byte-aligned position.
   void SendBytes(const void* data, size_t done, size_t total, size_t* taken) {

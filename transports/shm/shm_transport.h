@@ -5,6 +5,7 @@
 // Memory: L*(L-1) channels of TCCL_SHM_RING_BYTES each (L = ranks on this host).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,11 @@ struct ShmOperation {
   // that offers its own buffers (AllToAllByCma), off for the user's registrations
   // (src/comm/registered_by_cma.h).
   bool offerRegistered = false;
+  // Messages from this size on carry a single-copy header (may be read in one copy), instead of
+  // the host's threshold (SingleCopyConfig::minBytes) where smaller: both ends frame a message by
+  // its size alone, so every rank of the host sets the same value for the same operation. Set
+  // per plan (the all-gather and all-to-all where exchanges go by CMA, src/comm/exchanges_by_cma.h).
+  size_t singleCopyFrom = SIZE_MAX;
 };
 
 class ShmHost {

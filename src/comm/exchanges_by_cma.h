@@ -1,0 +1,39 @@
+// Whether a pair of ranks with a core each exchanges the large blocks of plain buffers by CMA (the receiver
+// reads the sender's buffer with process_vm_readv, one copy) rather than through the rings (two
+// copies), in the collectives where every rank sends its own untouched block while it receives:
+// the all-gather (in and out of place) and the out-of-place all-to-all. The machine model's
+// exchange rates decide (tuning/pair_exchange.h): measured on each machine, because the answer
+// differs (docs/single_copy.md, "Exchanges by CMA where the machine model measures it faster").
+#pragma once
+
+#include <cstddef>
+
+#include "tuning/machine_model.h"
+
+namespace tccl {
+
+// CMA must beat the two copies by this factor: the measurement is a best of alternated rounds of
+// two threads, while ranks are processes whose CMA reads also take the kernel's mm locks; a rate
+// within this margin is not a reason to change paths. (On the Xeon VM that showed the gain the
+// model measured ~2x; the EPYC VMs, where single CMA reads ran at 9-12 GB/s against in-cache
+// copies, have not been measured with this exchange.)
+constexpr double kExchangeByCmaMargin = 1.25;
+
+// localRanks: the communicator's ranks on this host. Only two, and no more than the model's cores:
+// what the measurement is (a pair exchanging, each on a core of its own) and the only case
+// measured with ranks (more ranks with a core each need a machine with more cores; the GPU
+// machines' 16 cores have not been lent since). The model's core count, not one rank's affinity:
+// the host's ranks must agree on the answer (it sets the host's single-copy threshold) and every
+// rank has the host's first rank's model.
+bool ExchangesByCma(const MachineModel& m, size_t localRanks);
+
+// Where exchanges go by CMA, the all-gather's and all-to-all's messages from this size on carry a
+// single-copy header (ShmOperation::singleCopyFrom; the host's threshold, 256 KiB by default, stays
+// for every other operation). Measured with tccl on the Xeon VM (2 ranks, out of place,
+// TCCL_SHM_SINGLE_COPY_BYTES swept; docs/single_copy.md): 16 KiB messages by CMA made a 32 KiB
+// all-gather 1.3x faster (3.0 -> 2.3 us), 8 KiB ones were level, 4 KiB ones 10% slower (a system
+// call and page pinning per message). Below the rings' 128 KiB slice, so every slice of a larger
+// block (the algorithms cut equal slices of more than half of it) qualifies too.
+constexpr size_t kSingleCopyBytesWhereExchangesGoByCma = 16 << 10;
+
+}  // namespace tccl

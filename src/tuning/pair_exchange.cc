@@ -1,0 +1,109 @@
+#include "tuning/pair_exchange.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+namespace tccl {
+
+namespace {
+
+double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+struct FreeDeleter {
+  void operator()(void* p) const { free(p); }
+};
+using Bytes = std::unique_ptr<unsigned char, FreeDeleter>;
+
+Bytes Allocate(size_t n) {
+  Bytes b(static_cast<unsigned char*>(aligned_alloc(4096, (n + 4095) & ~size_t(4095))));
+  if (b) memset(b.get(), 0, n);  // touched, so page faults stay out of the timing
+  return b;
+}
+
+// One side of the exchange: its block, where the peer's lands, and two staging slots the peer
+// copies out of (a ring of two messages: the sender runs at most one message ahead).
+struct Side {
+  Bytes block, landed, slots;
+  std::atomic<long> published{0};  // messages copied into this side's slots
+  std::atomic<long> consumed{0};   // messages this side has copied out of the peer's slots
+  std::atomic<int> round{0};       // rounds this side has started
+  std::atomic<int> done{0};        // rounds this side has finished
+  double best = 1e30;
+  bool failed = false;
+};
+
+void Pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_t messageBytes, int reps) {
+  Pin(cpu);
+  const long messages = (long)(blockBytes / messageBytes);
+  for (int r = 0; r < reps; ++r) {
+    // Both sides start each round together.
+    me->round.store(r + 1, std::memory_order_release);
+    while (peer->round.load(std::memory_order_acquire) < r + 1) std::this_thread::yield();
+    const long base = (long)r * messages;
+    const double t0 = Now();
+    for (long i = 0; i < messages; ++i) {
+      const size_t at = (size_t)i * messageBytes;
+      if (how == ExchangeBy::Cma) {
+        iovec local{me->landed.get() + at, messageBytes};
+        iovec remote{peer->block.get() + at, messageBytes};
+        if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)messageBytes) me->failed = true;
+        continue;
+      }
+      // Wait until the peer has copied out the message that last used this slot.
+      while (peer->consumed.load(std::memory_order_acquire) + 2 <= base + i) {
+      }
+      memcpy(me->slots.get() + (size_t)(i % 2) * messageBytes, me->block.get() + at, messageBytes);
+      me->published.store(base + i + 1, std::memory_order_release);
+      while (peer->published.load(std::memory_order_acquire) < base + i + 1) {
+      }
+      memcpy(me->landed.get() + at, peer->slots.get() + (size_t)(i % 2) * messageBytes, messageBytes);
+      me->consumed.store(base + i + 1, std::memory_order_release);
+    }
+    me->best = std::min(me->best, Now() - t0);
+    // Until the peer is done too: neither side's next round overlaps the other's copies.
+    me->done.store(r + 1, std::memory_order_release);
+    while (peer->done.load(std::memory_order_acquire) < r + 1) {
+    }
+  }
+}
+
+}  // namespace
+
+double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes, int reps) {
+  if (messageBytes == 0 || blockBytes < messageBytes || cpuA == cpuB) return 0;
+  blockBytes -= blockBytes % messageBytes;
+  Side a, b;
+  for (Side* s : {&a, &b}) {
+    s->block = Allocate(blockBytes);
+    s->landed = Allocate(blockBytes);
+    s->slots = Allocate(2 * messageBytes);
+    if (!s->block || !s->landed || !s->slots) return 0;
+    memset(s->block.get(), s == &a ? 1 : 2, blockBytes);
+  }
+  // Both sides on threads of their own: the caller's affinity stays as it was.
+  std::thread first(Run, how, &a, &b, cpuA, blockBytes, messageBytes, reps);
+  std::thread second(Run, how, &b, &a, cpuB, blockBytes, messageBytes, reps);
+  first.join();
+  second.join();
+  if (a.failed || b.failed) return 0;
+  return (double)blockBytes / std::max(a.best, b.best) / 1e9;
+}
+
+}  // namespace tccl
