@@ -198,6 +198,31 @@ TEST(AlgoSelection, SingleCopyPrefersDirectForLargeMessages) {
   EXPECT_DOUBLE_EQ(ScheduleCost(*direct, a).copyBytes, 1.0 * big * 4);  // its own copy; receivers read once
 }
 
+// Read by CMA (a broadcast where BroadcastByCma holds), each message is a system call: the
+// sliced chain's 8 messages of a 1 MiB broadcast cost more than direct's one; through a mapping
+// the two price alike (and the chain, first in the table, stays).
+TEST(AlgoSelection, BroadcastReadByCmaPrefersOneMessage) {
+  CollArgs a;
+  a.kind = CollKind::Broadcast;
+  a.nranks = 2;
+  a.count = (1 << 20) / 4;
+  a.elemSize = 4;
+  a.sliceElems = (128 << 10) / 4;
+  a.singleCopyBytes = 32 << 10;
+  CostContext ctx;
+  ctx.host.localRanks = 2;
+  ctx.host.cores = 2;
+  const AlgorithmInfo* out = nullptr;
+  ASSERT_TRUE(SelectAlgorithm(a, AlgoFilter(), ctx, &out).ok());
+  EXPECT_STREQ(out->name, "chain");
+  a.singleCopyByCma = true;
+  ASSERT_TRUE(SelectAlgorithm(a, AlgoFilter(), ctx, &out).ok());
+  EXPECT_STREQ(out->name, "direct");
+  const AlgorithmInfo* chain = AlgorithmNamed(CollKind::Broadcast, "chain");
+  ASSERT_NE(chain, nullptr);
+  EXPECT_EQ(ScheduleCost(*chain, a).sends, 8);
+}
+
 // Every rank must pick the same algorithm, and in-place-ness is each rank's own (a broadcast's
 // non-roots count as in place): the choice may not depend on it. (Found by tessera-perf: a
 // broadcast root and non-root chose differently once local copies were priced.)

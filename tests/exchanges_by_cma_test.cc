@@ -1,7 +1,8 @@
 // Exchanges by CMA (src/comm/exchanges_by_cma.h), with ranks as processes: where the machine model
 // measured CMA faster and each rank has a core, an all-gather's blocks from the host's
 // single-copy threshold on are read by the receiver straight from the sender's plain buffer;
-// elsewhere they go through the rings. Correct either way. tests/CMakeLists.txt also runs the
+// elsewhere they go through the rings; a 2-rank broadcast's receiver reads the root's buffer
+// alike where BroadcastByCma holds for its size. Correct either way. tests/CMakeLists.txt also runs the
 // whole process suite at 2 ranks under a machine model that makes the rule hold
 // (tests/data/machine_model_exchanges_by_cma.txt), so both sides run on every machine.
 #include <gtest/gtest.h>
@@ -65,6 +66,48 @@ TEST_F(ProcessRanks, AllGatherOfPlainBuffersByCmaWhereExchangesGoByCma) {
         EXPECT_GT(everyRank, 0u) << what;
       }
     }
+}
+
+// A broadcast of `bytes` of plain buffers from `root`, twice, every value checked; returns the
+// messages this process read by CMA meanwhile.
+uint64_t BroadcastOfPlainBuffers(tcclComm_t comm, size_t bytes, int root, bool inPlace) {
+  int rank = 0;
+  tcclCommUserRank(comm, &rank);
+  const size_t count = bytes / sizeof(float);
+  std::vector<float> send(count), recv(count, -1.0f);
+  float* from = inPlace ? recv.data() : send.data();
+  const uint64_t before = tccl::SingleCopyMessages(tccl::CopyMode::Cma);
+  for (int rep = 0; rep < 2; ++rep) {
+    if (rank == root)
+      for (size_t i = 0; i < count; ++i) from[i] = (float)(root * 1000 + rep) + (float)i * 0.25f;
+    EXPECT_EQ(tcclSuccess, tcclBroadcast(from, recv.data(), count, tcclFloat32, root, comm, nullptr))
+        << tcclGetLastError(comm);
+    size_t wrong = 0;
+    for (size_t i = 0; i < count; ++i) wrong += recv[i] != (float)(root * 1000 + rep) + (float)i * 0.25f;
+    EXPECT_EQ(wrong, 0u) << "rank " << rank << ", root " << root << (inPlace ? ", in place" : ", out of place");
+  }
+  return tccl::SingleCopyMessages(tccl::CopyMode::Cma) - before;
+}
+
+// Where BroadcastByCma holds, the receiver reads the root's plain buffer by CMA in one message per
+// call (the cost model charges each CMA read, so the unsliced direct broadcast is chosen over the
+// chain's 128 KiB slices); elsewhere nothing is read by CMA.
+TEST_F(ProcessRanks, BroadcastOfPlainBuffersByCmaWhereItsRuleHolds) {
+  int rank = 0, n = 1;
+  tcclCommUserRank(comm_, &rank);
+  tcclCommCount(comm_, &n);
+  for (int root : {0, n - 1})
+    for (bool inPlace : {true, false})
+      for (size_t bytes : {(size_t)(16 << 10), (size_t)(32 << 10), (size_t)(64 << 10) + 4000, (size_t)(1 << 20),
+                           (size_t)(2 << 20)}) {
+        const bool rule = BroadcastByCmaHere(comm_, n, bytes);
+        const uint64_t byCma = BroadcastOfPlainBuffers(comm_, bytes, root, inPlace);
+        const std::string what = "rank " + std::to_string(rank) + " of " + std::to_string(n) + ", root " +
+                                 std::to_string(root) + ", " + std::to_string(bytes) + " B" +
+                                 (inPlace ? ", in place" : ", out of place") +
+                                 (rule ? ", by CMA" : ", through the rings");
+        EXPECT_EQ(byCma, rule && rank != root ? 2u : 0u) << what;
+      }
 }
 
 }  // namespace

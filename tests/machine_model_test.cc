@@ -79,6 +79,16 @@ TEST(ExchangesByCma, WhereCmaBeatsTheTwoCopiesByTheMarginForAPairWithACoreEach) 
   EXPECT_FALSE(tccl::ExchangesByCma(m, 2));
 }
 
+TEST(ExchangesByCma, BroadcastFromItsThresholdToHalfTheMeasuredCache) {
+  const size_t from = tccl::kSingleCopyBytesWhereBroadcastGoesByCma, cache = 2 << 20;
+  EXPECT_FALSE(tccl::BroadcastByCma(true, from - 1, cache));
+  EXPECT_TRUE(tccl::BroadcastByCma(true, from, cache));
+  EXPECT_TRUE(tccl::BroadcastByCma(true, cache / 2, cache));
+  EXPECT_FALSE(tccl::BroadcastByCma(true, cache / 2 + 1, cache));
+  EXPECT_FALSE(tccl::BroadcastByCma(false, 256 << 10, cache));  // exchanges go through the rings
+  EXPECT_FALSE(tccl::BroadcastByCma(true, from, 0));             // no cache measured
+}
+
 // The measurement itself: both ways deliver a rate on two cores (where this process may use two),
 // none on one core or with a block smaller than its message; the caller's affinity is untouched.
 TEST(PairExchange, MeasuresBothWaysOnTwoCores) {

@@ -101,12 +101,12 @@ TEST_F(ProcessRanks, SingleCopyFromMemAllocBuffers) {
 // Registered buffers are not offered for CMA reads (registered_by_cma.h): every message carries
 // the header and then the payload inline, through the rings. (Not the all-to-all: where the pairs'
 // rings outgrow the cache it offers its own buffers, registered or not; its own tests below. Nor
-// the all-gather where exchanges go by CMA: tests/exchanges_by_cma_test.cc.)
+// the all-gather and broadcast where exchanges go by CMA: tests/exchanges_by_cma_test.cc.)
 TEST_F(ProcessRanks, RegisteredBuffersGoThroughTheRings) {
   int n = 1;
   tcclCommCount(comm_, &n);
-  std::vector<std::string> colls = {"all_reduce", "reduce_scatter", "reduce", "broadcast"};
-  if (!ExchangesByCmaHere(comm_)) colls.push_back("all_gather");
+  std::vector<std::string> colls = {"all_reduce", "reduce_scatter", "reduce"};
+  if (!ExchangesByCmaHere(comm_)) colls.insert(colls.end(), {"broadcast", "all_gather"});
   const uint64_t inlineBefore = tccl::SingleCopyMessages(tccl::CopyMode::Inline);
   EXPECT_EQ(0u, SingleCopySweep(comm_, HostBuffers::Registered, tccl::CopyMode::Cma, colls));
   if (n > 1) {

@@ -98,6 +98,9 @@ struct CollArgs {
   // message is copied in and out of a channel. Set only when every peer is on this host and can
   // read this call's buffers.
   size_t singleCopyBytes = 0;
+  // Those reads are CMA system calls (a broadcast where BroadcastByCma holds), not loads through a
+  // mapping: the cost model charges each such message a hop, so the fewest messages win.
+  bool singleCopyByCma = false;
   // The same threshold for messages sent from the scratch of a Schedule::sharedScratch schedule:
   // set when every rank is on this host and every local rank can map every other's memory (the
   // same on every rank, whatever the call's buffers). 0: such scratch is private and copied.

@@ -169,6 +169,12 @@ void* Communicator::ScratchFor(const Schedule& s, size_t elemSize) {
   return scratch_.data();
 }
 
+bool Communicator::BroadcastGoesByCma(size_t bytes) const {
+  // Every rank on this host: what was measured, and the selection prices the CMA reads only then.
+  return allLocal_ && shm_ && shm_->SingleCopy().minBytes != 0 &&
+         BroadcastByCma(exchangesByCma_, bytes, cost_.machine.cacheBytes);
+}
+
 // Whether peers will read this call's buffers in one copy (single_copy.h), for the cost model.
 // Every rank decides from its own buffers; ranks whose buffers differ in kind (tcclMemAlloc on
 // some, malloc on others) may pick different algorithms, which the first message's tag reports
@@ -204,6 +210,10 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   a.requireCanonical = reduces && settings_.determinism == tcclDeterminismStrict && DtypeIsFloat(dt) &&
                        (a.op == tcclSum || a.op == tcclProd || a.op == tcclAvg);
   a.singleCopyBytes = SingleCopyBytesFor(a, send, recv);
+  // A broadcast read by CMA from plain buffers is selected as over mapped ones (the same on every
+  // rank: its size and the host's model decide), each message a system call.
+  a.singleCopyByCma = a.kind == CollKind::Broadcast && BroadcastGoesByCma(a.count * a.elemSize);
+  if (a.singleCopyByCma) a.singleCopyBytes = kSingleCopyBytesWhereBroadcastGoesByCma;
   a.sharedScratchBytes = sharedScratchBytes_;
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
@@ -246,13 +256,16 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       // the out-of-place all-to-all offer their send buffers alike, and both frame messages with
       // a single-copy header from a lower size (in place too, so ranks agree whatever each
       // passes).
+      // A broadcast alike where BroadcastByCma holds for its size (the root offers its buffer).
       const size_t blockBytes = a.count * a.elemSize;
       const bool exchanges = exchangesByCma_ && (a.kind == CollKind::AllGather || a.kind == CollKind::AllToAll);
+      const bool broadcast = a.kind == CollKind::Broadcast && BroadcastGoesByCma(blockBytes);
       if (exchanges) fresh.shm.singleCopyFrom = kSingleCopyBytesWhereExchangesGoByCma;
+      if (broadcast) fresh.shm.singleCopyFrom = kSingleCopyBytesWhereBroadcastGoesByCma;
       const size_t from = std::min(shm_->SingleCopy().minBytes, fresh.shm.singleCopyFrom);
       const bool bigBlocks = shm_->SingleCopy().minBytes != 0 && blockBytes >= from;
       fresh.offerBlocksByCma =
-          (exchanges && bigBlocks && !(a.kind == CollKind::AllToAll && a.inPlace)) ||
+          (exchanges && bigBlocks && !(a.kind == CollKind::AllToAll && a.inPlace)) || (broadcast && rank_ == a.root) ||
           (allToAllByCma_ && a.kind == CollKind::AllToAll && bigBlocks &&
            (!a.inPlace || AllToAllScratchByCma(sameHost_.size(), blockBytes, LastLevelCacheBytes())));
       fresh.shm.offerRegistered = fresh.offerBlocksByCma || OfferRegisteredByCma();

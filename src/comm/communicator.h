@@ -109,6 +109,9 @@ class Communicator {
                      int nranks, const CommSettings& settings, std::unique_ptr<Communicator>* out);
   Status Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret[16]);
   size_t SingleCopyBytesFor(const CollArgs& a, const void* send, const void* recv) const;
+  // Whether a broadcast of `bytes` goes by CMA from plain buffers (BroadcastByCma, single copy on,
+  // every rank on this host).
+  bool BroadcastGoesByCma(size_t bytes) const;
   // `entry`: the flight-recorder entry, peers included (AddSchedulePeers), recorded as operation `seq`.
   Status Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
                  const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe);
@@ -153,7 +156,8 @@ class Communicator {
   bool allToAllByCma_ = false;
   // Where ExchangesByCma holds (the machine model measured CMA faster; two ranks on this host, a
   // core each), an all-gather and an out-of-place all-to-all offer the blocks they send from for
-  // CMA reads, and both frame messages with a single-copy header from a lower size.
+  // CMA reads, and both frame messages with a single-copy header from a lower size; so does a
+  // broadcast's root where BroadcastGoesByCma holds for its size.
   bool exchangesByCma_ = false;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;

@@ -7,4 +7,8 @@ bool ExchangesByCma(const MachineModel& m, size_t localRanks) {
          m.exchangeCmaGBps >= kExchangeByCmaMargin * m.exchangeCopiesGBps;
 }
 
+bool BroadcastByCma(bool exchangesByCma, size_t bytes, size_t cacheBytes) {
+  return exchangesByCma && bytes >= kSingleCopyBytesWhereBroadcastGoesByCma && bytes <= cacheBytes / 2;
+}
+
 }  // namespace tccl

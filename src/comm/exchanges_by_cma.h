@@ -36,4 +36,18 @@ bool ExchangesByCma(const MachineModel& m, size_t localRanks);
 // block (the algorithms cut equal slices of more than half of it) qualifies too.
 constexpr size_t kSingleCopyBytesWhereExchangesGoByCma = 16 << 10;
 
+// Where exchanges go by CMA, whether a broadcast of `bytes` is read by its receiver from the root's
+// buffer with CMA too (the root offers it; its messages carry a single-copy header from
+// kSingleCopyBytesWhereBroadcastGoesByCma): from that size up to half the machine model's cache
+// (`cacheBytes`, measured). Only one rank copies then, where the rings' two copies are pipelined
+// on both cores: that wins while the root's buffer and the receiver's fit in the receiver's cache,
+// and loses once they do not. Measured on the Xeon VM (2 ranks, in place, 2 MiB measured cache;
+// docs/single_copy.md, "The broadcast"): 64 KiB-1 MiB 1.15-1.6x faster, 2-16 MiB 1.3x slower.
+bool BroadcastByCma(bool exchangesByCma, size_t bytes, size_t cacheBytes);
+
+// Below it a broadcast's messages by CMA were slower than the ring's (16 KiB 1.11 -> 1.33 us) and
+// at 32 KiB level: a one-way message through the ring is cheaper than the all-gather's exchange,
+// where both cores copy at once.
+constexpr size_t kSingleCopyBytesWhereBroadcastGoesByCma = 32 << 10;
+
 }  // namespace tccl

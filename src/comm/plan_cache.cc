@@ -5,7 +5,7 @@ namespace tccl {
 static bool SameCall(const CollArgs& x, const CollArgs& y) {
   return x.kind == y.kind && x.count == y.count && x.elemSize == y.elemSize && x.op == y.op && x.root == y.root &&
          x.inPlace == y.inPlace && x.sliceElems == y.sliceElems && x.requireCanonical == y.requireCanonical &&
-         x.singleCopyBytes == y.singleCopyBytes &&
+         x.singleCopyBytes == y.singleCopyBytes && x.singleCopyByCma == y.singleCopyByCma &&
          x.rank == y.rank && x.nranks == y.nranks;
 }
 

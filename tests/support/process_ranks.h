@@ -46,6 +46,10 @@ inline bool ExchangesByCmaHere(tcclComm_t comm) {
   return tccl::ExchangesByCma(tccl::LoadOrMeasureMachine(), LocalRanks(comm));
 }
 
+// Whether a broadcast of `bytes` on `comm` (`n` ranks) reads the root's plain buffer by CMA
+// (tccl::BroadcastByCma; single copy on, every rank on this host).
+inline bool BroadcastByCmaHere(tcclComm_t comm, int n, size_t bytes);
+
 // The single-copy threshold of this host's `n` ranks (tccl::HostSingleCopyBytes).
 inline size_t HostSingleCopyBytesHere(int n) {
   return tccl::HostSingleCopyBytes((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
@@ -57,6 +61,11 @@ inline size_t HostSingleCopyBytesHere(int n) {
 inline size_t ExchangeSingleCopyBytesHere(tcclComm_t comm, int n) {
   const size_t host = HostSingleCopyBytesHere(n);
   return ExchangesByCmaHere(comm) ? std::min(host, tccl::kSingleCopyBytesWhereExchangesGoByCma) : host;
+}
+
+inline bool BroadcastByCmaHere(tcclComm_t comm, int n, size_t bytes) {
+  return HostSingleCopyBytesHere(n) != 0 && LocalRanks(comm) == (size_t)n &&
+         tccl::BroadcastByCma(ExchangesByCmaHere(comm), bytes, tccl::LoadOrMeasureMachine().cacheBytes);
 }
 
 }  // namespace tccl_test
