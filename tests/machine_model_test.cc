@@ -61,15 +61,19 @@ TEST(MachineModel, OlderOrIncompleteFilesAreMeasuredAgain) {
   EXPECT_FALSE(tccl::MachineModel::Parse(missing, &back).ok()) << missing;
 }
 
-TEST(ExchangesByCma, WhereCmaBeatsTheTwoCopiesByTheMarginForAPairWithACoreEach) {
+TEST(ExchangesByCma, WhereCmaBeatsTheTwoCopiesByTheMarginForAPairOrRanksSharingCores) {
   tccl::MachineModel m = Sample();
   EXPECT_TRUE(tccl::ExchangesByCma(m, 2));
   EXPECT_FALSE(tccl::ExchangesByCma(m, 1));  // no peer
-  EXPECT_FALSE(tccl::ExchangesByCma(m, 3));  // ranks share the model's 2 cores
+  EXPECT_TRUE(tccl::ExchangesByCma(m, 3));   // ranks share the model's 2 cores
+  EXPECT_TRUE(tccl::ExchangesByCma(m, 8));
   m.cores = 1;
-  EXPECT_FALSE(tccl::ExchangesByCma(m, 2));  // a pair on one core
+  EXPECT_FALSE(tccl::ExchangesByCma(m, 2));  // a pair on one core: no exchange was measured
   m.cores = 16;
+  EXPECT_TRUE(tccl::ExchangesByCma(m, 2));
   EXPECT_FALSE(tccl::ExchangesByCma(m, 4));  // a core each, but only pairs were measured
+  EXPECT_FALSE(tccl::ExchangesByCma(m, 16));
+  EXPECT_TRUE(tccl::ExchangesByCma(m, 17));
   m.cores = 2;
   m.exchangeCmaGBps = m.exchangeCopiesGBps * tccl::kExchangeByCmaMargin;
   EXPECT_TRUE(tccl::ExchangesByCma(m, 2));
@@ -81,12 +85,13 @@ TEST(ExchangesByCma, WhereCmaBeatsTheTwoCopiesByTheMarginForAPairWithACoreEach) 
 
 TEST(ExchangesByCma, BroadcastFromItsThresholdToHalfTheMeasuredCache) {
   const size_t from = tccl::kSingleCopyBytesWhereBroadcastGoesByCma, cache = 2 << 20;
-  EXPECT_FALSE(tccl::BroadcastByCma(true, from - 1, cache));
-  EXPECT_TRUE(tccl::BroadcastByCma(true, from, cache));
-  EXPECT_TRUE(tccl::BroadcastByCma(true, cache / 2, cache));
-  EXPECT_FALSE(tccl::BroadcastByCma(true, cache / 2 + 1, cache));
-  EXPECT_FALSE(tccl::BroadcastByCma(false, 256 << 10, cache));  // exchanges go through the rings
-  EXPECT_FALSE(tccl::BroadcastByCma(true, from, 0));             // no cache measured
+  EXPECT_FALSE(tccl::BroadcastByCma(true, 2, from - 1, cache));
+  EXPECT_TRUE(tccl::BroadcastByCma(true, 2, from, cache));
+  EXPECT_TRUE(tccl::BroadcastByCma(true, 2, cache / 2, cache));
+  EXPECT_FALSE(tccl::BroadcastByCma(true, 2, cache / 2 + 1, cache));
+  EXPECT_FALSE(tccl::BroadcastByCma(false, 2, 256 << 10, cache));  // exchanges go through the rings
+  EXPECT_FALSE(tccl::BroadcastByCma(true, 2, from, 0));             // no cache measured
+  EXPECT_FALSE(tccl::BroadcastByCma(true, 4, from, cache));         // three readers share the cores
 }
 
 // The measurement itself: both ways deliver a rate on two cores (where this process may use two),

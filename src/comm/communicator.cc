@@ -172,7 +172,7 @@ void* Communicator::ScratchFor(const Schedule& s, size_t elemSize) {
 bool Communicator::BroadcastGoesByCma(size_t bytes) const {
   // Every rank on this host: what was measured, and the selection prices the CMA reads only then.
   return allLocal_ && shm_ && shm_->SingleCopy().minBytes != 0 &&
-         BroadcastByCma(exchangesByCma_, bytes, cost_.machine.cacheBytes);
+         BroadcastByCma(exchangesByCma_, sameHost_.size(), bytes, cost_.machine.cacheBytes);
 }
 
 // Whether peers will read this call's buffers in one copy (single_copy.h), for the cost model.

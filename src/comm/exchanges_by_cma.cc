@@ -3,12 +3,13 @@
 namespace tccl {
 
 bool ExchangesByCma(const MachineModel& m, size_t localRanks) {
-  return localRanks == 2 && localRanks <= (size_t)m.cores && m.exchangeCopiesGBps > 0 &&
-         m.exchangeCmaGBps >= kExchangeByCmaMargin * m.exchangeCopiesGBps;
+  const size_t cores = (size_t)m.cores;  // the pair exchange is measured only with two or more
+  const bool measuredShape = cores >= 2 && (localRanks == 2 || localRanks > cores);
+  return measuredShape && m.exchangeCopiesGBps > 0 && m.exchangeCmaGBps >= kExchangeByCmaMargin * m.exchangeCopiesGBps;
 }
 
-bool BroadcastByCma(bool exchangesByCma, size_t bytes, size_t cacheBytes) {
-  return exchangesByCma && bytes >= kSingleCopyBytesWhereBroadcastGoesByCma && bytes <= cacheBytes / 2;
+bool BroadcastByCma(bool exchangesByCma, size_t localRanks, size_t bytes, size_t cacheBytes) {
+  return exchangesByCma && localRanks == 2 && bytes >= kSingleCopyBytesWhereBroadcastGoesByCma && bytes <= cacheBytes / 2;
 }
 
 }  // namespace tccl

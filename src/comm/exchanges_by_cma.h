@@ -1,7 +1,7 @@
-// Whether a pair of ranks with a core each exchanges the large blocks of plain buffers by CMA (the receiver
-// reads the sender's buffer with process_vm_readv, one copy) rather than through the rings (two
-// copies), in the collectives where every rank sends its own untouched block while it receives:
-// the all-gather (in and out of place) and the out-of-place all-to-all. The machine model's
+// Whether the ranks of a host exchange the large blocks of plain buffers by CMA (the receiver reads
+// the sender's buffer with process_vm_readv, one copy) rather than through the rings (two copies),
+// in the collectives where every rank sends its own untouched block while it receives: the
+// all-gather (in and out of place) and the out-of-place all-to-all. The machine model's
 // exchange rates decide (tuning/pair_exchange.h): measured on each machine, because the answer
 // differs (docs/single_copy.md, "Exchanges by CMA where the machine model measures it faster").
 #pragma once
@@ -19,12 +19,14 @@ namespace tccl {
 // copies, have not been measured with this exchange.)
 constexpr double kExchangeByCmaMargin = 1.25;
 
-// localRanks: the communicator's ranks on this host. Only two, and no more than the model's cores:
-// what the measurement is (a pair exchanging, each on a core of its own) and the only case
-// measured with ranks (more ranks with a core each need a machine with more cores; the GPU
-// machines' 16 cores have not been lent since). The model's core count, not one rank's affinity:
-// the host's ranks must agree on the answer (it sets the host's single-copy threshold) and every
-// rank has the host's first rank's model.
+// localRanks: the communicator's ranks on this host. Two (the measurement: a pair exchanging, each
+// on a core of its own), or more ranks than the model's cores (measured with ranks at 3-8 on the
+// Xeon VM's two cores: a CMA read needs only the receiver on a core, where a ring message needs
+// the sender scheduled to copy it in; 4 and 8 ranks, 256 KiB all-to-all 53 -> 26 and 213 -> 121 us,
+// all-gather 55 -> 27 and 206 -> 81). Not more than two ranks with a core each: not measured (the
+// GPU machines' 16 cores have not been lent since). The model's core count, not one rank's
+// affinity: the host's ranks must agree on the answer (it sets the host's single-copy threshold)
+// and every rank has the host's first rank's model.
 bool ExchangesByCma(const MachineModel& m, size_t localRanks);
 
 // Where exchanges go by CMA, the all-gather's and all-to-all's messages from this size on carry a
@@ -36,14 +38,16 @@ bool ExchangesByCma(const MachineModel& m, size_t localRanks);
 // block (the algorithms cut equal slices of more than half of it) qualifies too.
 constexpr size_t kSingleCopyBytesWhereExchangesGoByCma = 16 << 10;
 
-// Where exchanges go by CMA, whether a broadcast of `bytes` is read by its receiver from the root's
-// buffer with CMA too (the root offers it; its messages carry a single-copy header from
+// Where exchanges go by CMA and the host runs two ranks, whether a broadcast of `bytes` is read by
+// its receiver from the root's buffer with CMA too (the root offers it; its messages carry a single-copy header from
 // kSingleCopyBytesWhereBroadcastGoesByCma): from that size up to half the machine model's cache
 // (`cacheBytes`, measured). Only one rank copies then, where the rings' two copies are pipelined
 // on both cores: that wins while the root's buffer and the receiver's fit in the receiver's cache,
 // and loses once they do not. Measured on the Xeon VM (2 ranks, in place, 2 MiB measured cache;
-// docs/single_copy.md, "The broadcast"): 64 KiB-1 MiB 1.15-1.6x faster, 2-16 MiB 1.3x slower.
-bool BroadcastByCma(bool exchangesByCma, size_t bytes, size_t cacheBytes);
+// docs/single_copy.md, "The broadcast"): 64 KiB-1 MiB 1.15-1.6x faster, 2-16 MiB 1.3x slower. At 4
+// ranks on two cores, the direct broadcast by CMA was slower than the chain through the rings
+// (256 KiB 33 -> 40 us, 1 MiB 178 -> 252): its root's buffer is read by three ranks sharing the cores.
+bool BroadcastByCma(bool exchangesByCma, size_t localRanks, size_t bytes, size_t cacheBytes);
 
 // Below it a broadcast's messages by CMA were slower than the ring's (16 KiB 1.11 -> 1.33 us) and
 // at 32 KiB level: a one-way message through the ring is cheaper than the all-gather's exchange,

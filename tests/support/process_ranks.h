@@ -65,7 +65,7 @@ inline size_t ExchangeSingleCopyBytesHere(tcclComm_t comm, int n) {
 
 inline bool BroadcastByCmaHere(tcclComm_t comm, int n, size_t bytes) {
   return HostSingleCopyBytesHere(n) != 0 && LocalRanks(comm) == (size_t)n &&
-         tccl::BroadcastByCma(ExchangesByCmaHere(comm), bytes, tccl::LoadOrMeasureMachine().cacheBytes);
+         tccl::BroadcastByCma(ExchangesByCmaHere(comm), LocalRanks(comm), bytes, tccl::LoadOrMeasureMachine().cacheBytes);
 }
 
 }  // namespace tccl_test
