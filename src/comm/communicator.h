@@ -154,10 +154,10 @@ class Communicator {
   // are set aside in) is offered to same-host peers for CMA reads during the call (RunCollective):
   // set where AllToAllByCma holds for this host and single copy is on.
   bool allToAllByCma_ = false;
-  // Where ExchangesByCma holds (the machine model measured CMA faster; two ranks on this host with a
-  // core each, or more ranks than cores), an all-gather and an out-of-place all-to-all offer the blocks they send from for
-  // CMA reads, and both frame messages with a single-copy header from a lower size; so does a
-  // broadcast's root where BroadcastGoesByCma holds for its size.
+  // Where ExchangesByCma holds (the machine model measured CMA faster; two ranks on this host with
+  // a core each, or more ranks than cores), an all-gather and an out-of-place all-to-all offer the
+  // blocks they send from for CMA reads, and both frame messages with a single-copy header from a
+  // lower size; so does a broadcast's root where BroadcastGoesByCma holds for its size.
   bool exchangesByCma_ = false;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::unique_ptr<Waiter> waiter_;

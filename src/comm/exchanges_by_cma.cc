@@ -9,7 +9,8 @@ bool ExchangesByCma(const MachineModel& m, size_t localRanks) {
 }
 
 bool BroadcastByCma(bool exchangesByCma, size_t localRanks, size_t bytes, size_t cacheBytes) {
-  return exchangesByCma && localRanks == 2 && bytes >= kSingleCopyBytesWhereBroadcastGoesByCma && bytes <= cacheBytes / 2;
+  return exchangesByCma && localRanks == 2 && bytes >= kSingleCopyBytesWhereBroadcastGoesByCma &&
+         bytes <= cacheBytes / 2;
 }
 
 }  // namespace tccl

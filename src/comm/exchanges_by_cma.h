@@ -22,8 +22,8 @@ constexpr double kExchangeByCmaMargin = 1.25;
 // localRanks: the communicator's ranks on this host. Two (the measurement: a pair exchanging, each
 // on a core of its own), or more ranks than the model's cores (measured with ranks at 3-8 on the
 // Xeon VM's two cores: a CMA read needs only the receiver on a core, where a ring message needs
-// the sender scheduled to copy it in; 4 and 8 ranks, 256 KiB all-to-all 53 -> 26 and 213 -> 121 us,
-// all-gather 55 -> 27 and 206 -> 81). Not more than two ranks with a core each: not measured (the
+// the sender scheduled to copy it in; 4 and 8 ranks, 256 KiB all-to-all 51 -> 27 and 206 -> 105 us,
+// all-gather 68 -> 33 and 228 -> 78). Not more than two ranks with a core each: not measured (the
 // GPU machines' 16 cores have not been lent since). The model's core count, not one rank's
 // affinity: the host's ranks must agree on the answer (it sets the host's single-copy threshold)
 // and every rank has the host's first rank's model.
@@ -39,12 +39,13 @@ bool ExchangesByCma(const MachineModel& m, size_t localRanks);
 constexpr size_t kSingleCopyBytesWhereExchangesGoByCma = 16 << 10;
 
 // Where exchanges go by CMA and the host runs two ranks, whether a broadcast of `bytes` is read by
-// its receiver from the root's buffer with CMA too (the root offers it; its messages carry a single-copy header from
-// kSingleCopyBytesWhereBroadcastGoesByCma): from that size up to half the machine model's cache
-// (`cacheBytes`, measured). Only one rank copies then, where the rings' two copies are pipelined
-// on both cores: that wins while the root's buffer and the receiver's fit in the receiver's cache,
-// and loses once they do not. Measured on the Xeon VM (2 ranks, in place, 2 MiB measured cache;
-// docs/single_copy.md, "The broadcast"): 64 KiB-1 MiB 1.15-1.6x faster, 2-16 MiB 1.3x slower. At 4
+// its receiver from the root's buffer with CMA too (the root offers it; its messages carry a
+// single-copy header from kSingleCopyBytesWhereBroadcastGoesByCma): from that size up to half the
+// machine model's cache (`cacheBytes`, measured). Only one rank copies then, where the rings' two
+// copies are pipelined on both cores: that wins while the root's buffer and the receiver's fit in
+// the receiver's cache, and loses once they do not. Measured on the Xeon VM (2 ranks, in place,
+// 2 MiB measured cache; docs/single_copy.md, "The broadcast"): 64 KiB-1 MiB 1.2-1.7x faster;
+// 2-16 MiB 1.3x slower (the chain's slices by CMA; in one message, 2 MiB 1.2x slower). At 4
 // ranks on two cores, the direct broadcast by CMA was slower than the chain through the rings
 // (256 KiB 33 -> 40 us, 1 MiB 178 -> 252): its root's buffer is read by three ranks sharing the cores.
 bool BroadcastByCma(bool exchangesByCma, size_t localRanks, size_t bytes, size_t cacheBytes);

@@ -41,7 +41,9 @@ struct CostContext {
 // reduce counts N-1), local copies included. Above 64 ranks, ranks are sampled and rounds = the most steps of one rank.
 struct AlgoCost {
   double rounds = 0;
-  double sends = 0;  // the busiest sender's messages (unsliced, a broadcast root's fan-out; sliced where read by CMA)
+  // The busiest sender's messages (unsliced: a broadcast root's fan-out), and where messages are
+  // read by CMA (CollArgs::singleCopyByCma) each of those as run, sliced.
+  double sends = 0;
   double copyBytes = 0;
   double reduceBytes = 0;
   double totalCopyBytes = 0;    // summed over all ranks (estimated from the sample above 64)
