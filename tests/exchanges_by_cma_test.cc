@@ -48,12 +48,11 @@ TEST_F(ProcessRanks, AllGatherOfPlainBuffersByCmaWhereExchangesGoByCma) {
   const std::string where = "rank " + std::to_string(rank) + " of " + std::to_string(n) +
                             (rule ? ", exchanges by CMA" : ", exchanges through the rings") + ", threshold " +
                             std::to_string(threshold) + " B";
-  // Not the staged all-gather (the model picks it at 3 ranks and more for large blocks): its blocks are read from
-  // the shared scratch their senders copy them into, mapped by every local rank, not by CMA.
-  tcclConfig_t cfg = TCCL_CONFIG_INITIALIZER;
-  cfg.algo = "allgather:^staged";
-  tcclComm_t comm = nullptr;
-  ASSERT_EQ(tcclSuccess, tcclCommSplit(comm_, 0, rank, &comm, &cfg)) << tcclGetLastError(comm_);
+  // Not the staged all-gather (the model picks it at 3 ranks and more for large blocks): its
+  // blocks are read from the shared scratch their senders copy them into, mapped by every local
+  // rank, not by CMA.
+  const tcclComm_t comm = SplitForcing(comm_, "allgather:^staged").comm;
+  ASSERT_NE(comm, nullptr);
   for (bool inPlace : {false, true})
     for (size_t block : {(size_t)(1 << 20) + 4000, (size_t)(256 << 10), (size_t)(64 << 10) + 4000, (size_t)(16 << 10) + 400, (size_t)(8 << 10)}) {
       const uint64_t byCma = AllGatherOfPlainBuffers(comm, block, inPlace);

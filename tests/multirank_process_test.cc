@@ -248,26 +248,6 @@ TEST_F(ProcessRanks, EveryAlgorithmWithRanksMixingInPlace) {
   }
 }
 
-// A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a
-// communicator is set up), with this rank's place in it and the mapped-read count before its calls.
-struct ForcedSplit {
-  int rank = 0, n = 1;
-  tcclComm_t comm = nullptr;
-  uint64_t mappedBefore = 0;
-};
-ForcedSplit SplitForcing(tcclComm_t comm, const char* algo) {
-  ForcedSplit f;
-  tcclCommUserRank(comm, &f.rank);
-  tcclCommCount(comm, &f.n);
-  setenv("TCCL_ALGO", algo, 1);
-  tccl::ReloadParams();
-  EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, f.rank, &f.comm, nullptr)) << tcclGetLastError(comm);
-  unsetenv("TCCL_ALGO");
-  tccl::ReloadParams();
-  f.mappedBefore = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
-  return f;
-}
-
 // Where tccl::AllToAllByCma holds (ranks sharing cores, the pairs' rings larger than the
 // last-level cache: 7 or more ranks on the 2-core development VM), an all-to-all of plain buffers
 // offers what it sends from for CMA reads (Communicator::RunCollective: out of place the send

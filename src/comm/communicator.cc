@@ -259,7 +259,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
       // A broadcast alike where BroadcastByCma holds for its size (the root offers its buffer).
       const size_t blockBytes = a.count * a.elemSize;
       const bool exchanges = exchangesByCma_ && (a.kind == CollKind::AllGather || a.kind == CollKind::AllToAll);
-      const bool broadcast = a.kind == CollKind::Broadcast && BroadcastGoesByCma(blockBytes);
+      const bool broadcast = a.singleCopyByCma;  // BroadcastGoesByCma, above
       if (exchanges) fresh.shm.singleCopyFrom = kSingleCopyBytesWhereExchangesGoByCma;
       if (broadcast) fresh.shm.singleCopyFrom = kSingleCopyBytesWhereBroadcastGoesByCma;
       const size_t from = std::min(shm_->SingleCopy().minBytes, fresh.shm.singleCopyFrom);

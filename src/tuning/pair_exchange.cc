@@ -7,17 +7,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
 
+#include "core/deadline.h"
+
 namespace tccl {
 
 namespace {
-
-double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct FreeDeleter {
   void operator()(void* p) const { free(p); }
@@ -57,7 +56,7 @@ void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_
     me->round.store(r + 1, std::memory_order_release);
     while (peer->round.load(std::memory_order_acquire) < r + 1) std::this_thread::yield();
     const long base = (long)r * messages;
-    const double t0 = Now();
+    const double t0 = NowSeconds();
     for (long i = 0; i < messages; ++i) {
       const size_t at = (size_t)i * messageBytes;
       if (how == ExchangeBy::Cma) {
@@ -76,7 +75,7 @@ void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_
       memcpy(me->landed.get() + at, peer->slots.get() + (size_t)(i % 2) * messageBytes, messageBytes);
       me->consumed.store(base + i + 1, std::memory_order_release);
     }
-    me->best = std::min(me->best, Now() - t0);
+    me->best = std::min(me->best, NowSeconds() - t0);
     // Until the peer is done too: neither side's next round overlaps the other's copies.
     me->done.store(r + 1, std::memory_order_release);
     while (peer->done.load(std::memory_order_acquire) < r + 1) {

@@ -1,12 +1,13 @@
 // The fixture of the tests that run with ranks as processes (under tessera-run: one communicator
-// per test from tcclCommInitFromEnv), and what those tests need to know of this host's rules for
-// single-copy messages.
+// per test from tcclCommInitFromEnv), a child communicator forcing an algorithm, and what those
+// tests need to know of this host's rules for single-copy messages.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 
 #include "api/handles.h"
@@ -16,6 +17,7 @@
 #include "tccl/tccl.h"
 #include "topology/cache_size.h"
 #include "transports/shm/shm_transport.h"
+#include "transports/shm/single_copy.h"
 #include "tuning/machine_model.h"
 
 namespace tccl_test {
@@ -44,6 +46,26 @@ inline size_t LocalRanks(tcclComm_t comm) {
 // (TCCL_TUNING_FILE where set).
 inline bool ExchangesByCmaHere(tcclComm_t comm) {
   return tccl::ExchangesByCma(tccl::LoadOrMeasureMachine(), LocalRanks(comm));
+}
+
+// A child communicator of `comm` whose calls use `algo` (a TCCL_ALGO string, read when a
+// communicator is set up), with this rank's place in it and the mapped-read count before its calls.
+struct ForcedSplit {
+  int rank = 0, n = 1;
+  tcclComm_t comm = nullptr;
+  uint64_t mappedBefore = 0;
+};
+inline ForcedSplit SplitForcing(tcclComm_t comm, const char* algo) {
+  ForcedSplit f;
+  tcclCommUserRank(comm, &f.rank);
+  tcclCommCount(comm, &f.n);
+  setenv("TCCL_ALGO", algo, 1);
+  tccl::ReloadParams();
+  EXPECT_EQ(tcclSuccess, tcclCommSplit(comm, 0, f.rank, &f.comm, nullptr)) << tcclGetLastError(comm);
+  unsetenv("TCCL_ALGO");
+  tccl::ReloadParams();
+  f.mappedBefore = tccl::SingleCopyMessages(tccl::CopyMode::Mapped);
+  return f;
 }
 
 // Whether a broadcast of `bytes` on `comm` (`n` ranks) reads the root's plain buffer by CMA
