@@ -236,8 +236,8 @@ TEST(FaultInjection, FrozenRankTcp) { PeerFailure(3, SIGSTOP, {{"TCCL_SHM_DISABL
 
 // Mismatched calls: rank 1 differs at iteration 3; every rank must stop with an error, none may
 // hang, crash or report success.
-void Mismatch(const std::string& kind, int n) {
-  Job job(n, {"--count", "4096", "--iters", "6", "--mismatch", "3:" + kind});
+void Mismatch(const std::string& kind, int n, long count = 4096, std::map<std::string, std::string> env = {}) {
+  Job job(n, {"--count", std::to_string(count), "--iters", "6", "--mismatch", "3:" + kind}, env);
   ASSERT_TRUE(job.WaitExit(AllBut(n, -1), kTimeoutSec + kMarginSec)) << kind << ": ranks did not exit";
   for (int r = 0; r < n; ++r) {
     std::string out = job.Output(r);
@@ -257,6 +257,20 @@ TEST(FaultInjection, MismatchedDtype) { Mismatch("dtype", 3); }
 TEST(FaultInjection, MismatchedOp) { Mismatch("op", 4); }
 TEST(FaultInjection, MismatchedRoot) { Mismatch("root", 3); }
 TEST(FaultInjection, MismatchedCollective) { Mismatch("coll", 4); }
+
+// Over shared memory a message travels as LL lines or in the byte ring by its size, so where the
+// calls differ in size the receiver may look for the peer's message where it is not, and no tag
+// check ever sees it: the transport reports it (shm_transport.cc, FramedOtherwise) instead of
+// leaving the ranks to their timeout. Both ways, the tree forced so that the framing is fixed:
+// (1) the all-reduce's 16 KiB messages send their tag as lines, rank 1's all-gather sends its 4 KiB
+// block with its tag in one byte-ring message; (2) the all-reduce's 8 KiB messages go in the byte
+// ring with their tag, rank 1's 8196 B ones (past the inline size) send their tag as lines.
+TEST(FaultInjection, MismatchedCollectiveFramedOtherwise) {
+  Mismatch("coll", 4, 4096, {{"TCCL_ALGO", "allreduce:tree"}});
+}
+TEST(FaultInjection, MismatchedCountFramedOtherwise) {
+  Mismatch("count", 4, 2048, {{"TCCL_ALGO", "allreduce:tree"}});
+}
 
 // Hostile traffic on the bootstrap port while the ranks start: random bytes, a wrong secret, an
 // oversized request header, a slow-loris connection. The job must still finish correctly.

@@ -136,6 +136,38 @@ TEST(Faults, MismatchedSendRecvSizesAreReported) {
   for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommAbort(c));
 }
 
+// Over shared memory a message travels as LL lines or in the byte ring by its size. A receive of
+// another size than the send looks for the message where it is not, where no tag check sees it:
+// the transport says so at once, both ways (the 4 KiB send with its tag in one byte-ring message
+// against a 512 B receive that looks in the lines, and the reverse), instead of at the timeout.
+TEST(Faults, SendRecvSizesFramedOtherwiseAreReportedAtOnce) {
+  const struct {
+    size_t sent, expected;
+    const char* where;
+  } cases[] = {{4096, 512, "sent its next message in the byte ring"}, {512, 4096, "sent its next message as lines"}};
+  for (const auto& c : cases) {
+    auto comms = MakeComms(2, 30);
+    std::vector<char> a(c.sent), b(c.expected);
+    tcclResult_t sent = tcclInternalError;
+    CallResult got;
+    std::thread t0([&] { sent = tcclSend(a.data(), c.sent, tcclUint8, 1, comms[0], nullptr); });
+    std::thread t1([&] {
+      auto t = Clock::now();
+      got.code = tcclRecv(b.data(), c.expected, tcclUint8, 0, comms[1], nullptr);
+      got.seconds = SecondsSince(t);
+      got.message = tcclGetLastError(nullptr);
+    });
+    t0.join();
+    t1.join();
+    EXPECT_EQ(sent, tcclSuccess) << c.sent;  // the ring holds the message
+    EXPECT_EQ(got.code, tcclInvalidUsage) << got.message;
+    EXPECT_NE(got.message.find("mismatched calls across ranks: rank 0 " + std::string(c.where)), std::string::npos)
+        << got.message;
+    EXPECT_LT(got.seconds, 5.0) << got.message;
+    for (auto comm : comms) EXPECT_EQ(tcclSuccess, tcclCommAbort(comm));
+  }
+}
+
 TEST(Faults, FlightRecorderListsRecentOperations) {
   auto comms = MakeComms(2);
   std::vector<std::thread> ts;

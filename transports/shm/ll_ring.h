@@ -64,6 +64,10 @@ struct LLReceiver {
   // Delivers the complete lines of `[done, total)` that have arrived to `sink`. Sets *returnedLines
   // when it handed a batch back (the sender may be asleep waiting for it).
   size_t Recv(LLRing* ring, const RecvSink& sink, size_t done, size_t total, bool* returnedLines);
+  // Whether the next line has arrived (acquire: what the sender wrote before it is visible).
+  bool LineArrived(const LLRing& ring) const {
+    return ring.lines[next % LLRing::kLines].flag.load(std::memory_order_acquire) == next + 1;
+  }
 };
 
 }  // namespace tccl

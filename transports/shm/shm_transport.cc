@@ -83,8 +83,12 @@ class ShmConnection : public Connection {
       bool returned = false;
       *delivered = llIn_.Recv(&in_->ll, sink, done, total, &returned);
       ringDue_ |= returned;  // the sender may be asleep waiting for lines
+      if (*delivered == 0 && done == 0 && ByteRingHasMessage() && !llIn_.LineArrived(in_->ll))
+        return FramedOtherwise(total, "in the byte ring", "as lines");
       return Status::Ok();
     }
+    if (done == 0 && !recvHeader_ && !ByteRingHasMessage() && llIn_.LineArrived(in_->ll) && !ByteRingHasMessage())
+      return FramedOtherwise(total, "as lines", "in the byte ring");
     if (IsLarge(total)) return TryRecvLarge(sink, done, total, delivered);
     RecvBytes(sink, done, total, delivered);
     return Status::Ok();
@@ -133,6 +137,22 @@ class ShmConnection : public Connection {
   static constexpr size_t kPiece = 1 << 20;
   // CMA into a reduction goes through this much of a bounce buffer at a time (stays in cache).
   static constexpr size_t kBounce = 256 << 10;
+
+  // Whether the sender has begun a message in the byte ring that this end has not taken.
+  bool ByteRingHasMessage() const { return in_->head.load(std::memory_order_acquire) > AlignMessage(recvTail_); }
+
+  // A pair's messages arrive in the order they were sent, each as LL lines or in the byte ring by
+  // its size. So where a receive starts and finds nothing its way while the other way holds the
+  // peer's next message, the peer sent a message of another size: the calls do not match (count,
+  // type or collective), and the tag check, which reads the message where this end expects it,
+  // would wait for it until the timeout. The other way is read first and this way after it
+  // (acquire), so a message of this end's size sent before the other one has been seen.
+  Status FramedOtherwise(size_t total, const char* got, const char* want) const {
+    return InvalidUsage("mismatched calls across ranks: rank %d sent its next message %s, where this rank's "
+                        "call expects one of %zu bytes (tag included) %s; the calls differ in count, type or "
+                        "collective",
+                        peer_, got, total, want);
+  }
 
   // Both ends frame a message by its size alone, against the host's threshold or the operation's
   // lower one (ShmOperation::singleCopyFrom; never with single copy off).
