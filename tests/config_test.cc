@@ -121,6 +121,34 @@ TEST(AlgoSelection, OversubscribedBroadcastPrefersEvenLoadOverBusyRoot) {
   EXPECT_EQ(PickOnCores(b, 8, 2, 64 << 20, 256 << 10), "staged");
 }
 
+// With more ranks than cores each ring message costs a hand-over shared among the cores
+// (cost_model.cc): at 8 ranks on 2 cores the canonical tree (14 messages) beats the two-shot (112)
+// from 16 KiB, unless the two-shot's blocks travel as lines (4 KiB: 512 B blocks) or the bytes
+// decide (256 KiB); with a core per rank nothing changes.
+TEST(AlgoSelection, OversubscribedAllReduceCountsRingMessages) {
+  auto pick = [](size_t bytes, int cores, size_t lineMessageBytes) {
+    CollArgs a;
+    a.kind = CollKind::AllReduce;
+    a.nranks = 8;
+    a.count = bytes / 4;
+    a.elemSize = 4;
+    a.requireCanonical = true;
+    a.lineMessageBytes = lineMessageBytes;
+    CostContext ctx;
+    ctx.host.localRanks = 8;
+    ctx.host.cores = cores;
+    const AlgorithmInfo* out = nullptr;
+    EXPECT_TRUE(SelectAlgorithm(a, AlgoFilter{}, ctx, &out).ok());
+    return std::string(out ? out->name : "none");
+  };
+  EXPECT_EQ(pick(32 << 10, 2, 1024), "tree");
+  EXPECT_EQ(pick(16 << 10, 2, 1024), "tree");
+  EXPECT_EQ(pick(4 << 10, 2, 1024), "twoshot");
+  EXPECT_EQ(pick(4 << 10, 2, 0), "tree");  // every message counted
+  EXPECT_EQ(pick(256 << 10, 2, 1024), "twoshot");
+  EXPECT_EQ(pick(32 << 10, 8, 1024), "twoshot");
+}
+
 // With a core per rank, a broadcast root pays about a hop per reader it posts to (forced on a
 // 16-core Xeon, 8 ranks, 8 B: direct 1.45-2.23 us, binomial tree 0.76-0.81): small broadcasts
 // take the tree there, while ranks sharing cores (where a hand-over is a context switch and the

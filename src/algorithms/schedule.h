@@ -105,6 +105,11 @@ struct CollArgs {
   // set when every rank is on this host and every local rank can map every other's memory (the
   // same on every rank, whatever the call's buffers). 0: such scratch is private and copied.
   size_t sharedScratchBytes = 0;
+  // Messages of at most this many bytes travel as lines that carry their own flags (the shared-memory
+  // LL protocol); larger ones go through a ring with a header and a credit. The cost model charges
+  // ranks sharing cores a hand-over for each of the larger ones only (ModeledUs). Set where every
+  // peer is on this host; 0: every message counts.
+  size_t lineMessageBytes = 0;
   // What a rank may have sent to a peer and the peer not yet taken before its sends wait for the
   // peer's receives: up to `bufferedBytes` in all (each shared-memory channel's ring where every
   // peer is on this host; 0: nothing, as over TCP, whose socket buffers are not the library's), in

@@ -215,6 +215,7 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   a.singleCopyByCma = a.kind == CollKind::Broadcast && BroadcastGoesByCma(a.count * a.elemSize);
   if (a.singleCopyByCma) a.singleCopyBytes = kSingleCopyBytesWhereBroadcastGoesByCma;
   a.sharedScratchBytes = sharedScratchBytes_;
+  a.lineMessageBytes = cost_.lineMessageBytes;
   const Plan* plan = plans_.Find(a, dt);
   if (!plan) {
     Plan fresh;

@@ -116,15 +116,21 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     // Whether a message is read in one copy depends on its size, so then bytes are counted on the
     // schedule as it will run (sliced). Without single copy for the call's buffers, only a schedule
     // that sends from shared scratch has such messages; any other counts the same bytes unsliced.
+    // Ring messages are counted on it too where the call is at most a slice per rank: the direct
+    // algorithms slice even a schedule generated unsliced (DirectSliceElems), so only the sliced
+    // one has the call's messages. Larger calls count them unsliced (fewer; there the bytes
+    // decide): every rank's sliced schedule at every size took a 64-rank decision table from 0.8 s
+    // to 68 s.
+    const bool fewSlices = in.count <= (size_t)n * in.sliceElems;
+    const bool singleCopies = a.singleCopyBytes || (a.sharedScratchBytes && all.back().sharedScratch);
     Schedule asRun;
-    if (a.singleCopyBytes || (a.sharedScratchBytes && all.back().sharedScratch)) {
-      CollArgs sliced = in;
-      sliced.rank = r;
-      asRun = alg.generate(sliced);
+    CollArgs sliced = in;
+    sliced.rank = r;
+    if (singleCopies || fewSlices) asRun = alg.generate(sliced);
+    if (singleCopies)
       CountBytes(asRun, n, sliced, &c);
-    } else {
+    else
       CountBytes(all.back(), n, a, &c);
-    }
     for (const Step& step : all.back().steps) {
       if (n > 64)
         c.rounds += std::any_of(step.ops.begin(), step.ops.end(),
@@ -136,6 +142,10 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
         return o.kind == OpKind::Send && o.count && !ReadByPeer(all.back(), o, in);
       });
     }
+    for (const Step& step : (fewSlices ? asRun : all.back()).steps)
+      c.ringMessages += std::count_if(step.ops.begin(), step.ops.end(), [&](const Op& o) {
+        return o.kind == OpKind::Send && o.count && o.count * a.elemSize > a.lineMessageBytes;
+      });
     // Except CMA reads (CollArgs::singleCopyByCma): a system call and a page pinning per message,
     // so each message as run (sliced) counts. On the Xeon VM the 2-rank 1 MiB broadcast by CMA took
     // 56 us in the chain's 128 KiB slices and 51 us in one message (direct).
@@ -150,6 +160,7 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     worst.reduceBytes = std::max(worst.reduceBytes, c.reduceBytes);
     worst.totalCopyBytes += c.copyBytes * n / ranks.size();
     worst.totalReduceBytes += c.reduceBytes * n / ranks.size();
+    worst.ringMessages += c.ringMessages * n / ranks.size();
   }
   if (n <= 64) worst.rounds = LatencyRounds(all);
   return worst;
@@ -179,15 +190,28 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
   // share the cores (forced at 8 ranks: the canonical-tree all-reduce of 16 MiB ran 21.7 ms against
   // the two-shot's 16.4, although their totals are equal): every rank is counted as busy as the
   // busiest. The receivers of data that is only moved copy independently of each other.
-  const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
-  if (reduces) return c.rounds * alpha + share * busiest;
-  // This host's part of the total (ranks are spread evenly over hosts): the mean rank's share of it
-  // keeps every core busy, but what the busiest rank does beyond the mean is on the critical path,
-  // since the ranks it feeds wait for it while it works. So a schedule that spreads its copies
-  // evenly beats one with the same total and a busier rank (forced, 8 ranks on 2 cores, 1-2 MiB
-  // broadcast, docs/performance.md: the chain, every rank copying the message twice, took 289-365 us
-  // in place at 1 MiB against 357-475 for the binomial tree, whose root copies it three times).
+  // This host's part of the totals (ranks are spread evenly over hosts).
   const double hostPart = (double)ctx.host.localRanks / std::max(1, a.nranks);
+  const bool reduces = a.kind == CollKind::AllReduce || a.kind == CollKind::ReduceScatter || a.kind == CollKind::Reduce;
+  if (reduces) {
+    // And each ring message a hand-over, shared among the cores: a message mostly finds its
+    // receiver off the core (a rank waiting on several peers is handed the core again for each),
+    // and its header, copy and credit are work besides its bytes. The rounds count one hand-over
+    // per level of the latency path, which leaves a schedule of many messages per level under-priced:
+    // forced on the 2-vCPU Xeon VM (hand-over 0.53 us), the canonical tree (14 messages at 8 ranks)
+    // took 42-46 us at 32 KiB and 71-77 at 64 KiB against the two-shot's 69-106 and 126-216 (112
+    // messages), also ahead at 6 ranks from 16 KiB, while at 4 ranks they were level (24 messages
+    // against 6); docs/performance.md, "Messages per hand-over". Line messages are not charged:
+    // with 512 B-1 KiB blocks in lines the two-shot stayed ahead of the tree at 4-8 KiB.
+    const double handOvers = c.ringMessages * hostPart / std::max(1, ctx.host.cores);
+    return c.rounds * alpha + share * busiest + handOvers * m.switchUs;
+  }
+  // The mean rank's share of this host's total keeps every core busy, but what the busiest rank
+  // does beyond the mean is on the critical path, since the ranks it feeds wait for it while it
+  // works. So a schedule that spreads its copies evenly beats one with the same total and a busier
+  // rank (forced, 8 ranks on 2 cores, 1-2 MiB broadcast, docs/performance.md: the chain, every rank
+  // copying the message twice, took 289-365 us in place at 1 MiB against 357-475 for the binomial
+  // tree, whose root copies it three times).
   const double total = (c.totalCopyBytes / copyBytesPerUs + c.totalReduceBytes / reduceBytesPerUs) * hostPart;
   const double mean = total / std::max(1, ctx.host.localRanks);
   return c.rounds * alpha + total / std::max(1, ctx.host.cores) + std::max(0.0, busiest - mean);
@@ -218,6 +242,7 @@ std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, con
       a.elemSize = 4;
       a.requireCanonical = strict && (k == CollKind::AllReduce || k == CollKind::ReduceScatter || k == CollKind::Reduce);
       a.sharedScratchBytes = ctx.sharedScratchBytes;
+      a.lineMessageBytes = ctx.lineMessageBytes;
       const AlgorithmInfo* pick = nullptr;
       std::string cells;
       if (!SelectAlgorithm(a, filter, ctx, &pick).ok()) pick = nullptr;
