@@ -9,13 +9,17 @@
 #include "algorithms/registry.h"
 #include "config/params.h"
 #include "exec/executor.h"
+#include "exec/op_tag.h"
+#include "exec/waiter.h"
 #include "topology/cache_size.h"
 #include "topology/host_id.h"
+#include "transports/shm/ll_ring.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/shm/single_copy.h"
 #include "tests/support/forced_algorithm.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
+#include "tuning/cost_model.h"
 
 namespace tccl_test {
 namespace {
@@ -416,6 +420,54 @@ TEST_P(StrictOffsets, SameElementAnyOffsetAnySizeAnyAlgorithm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(N, StrictOffsets, ::testing::Values(2, 3, 4, 5, 7, 8));
+
+// The communicator tells the cost model which messages travel as LL lines
+// (CollArgs::lineMessageBytes): its choice for an 8-rank 4 KiB all-reduce (the two-shot's blocks
+// are 512 B) is the model's with lines free. Skipped where lines do not change the choice (a core
+// per rank: the ring-message term applies only where ranks share cores).
+TEST(EightThreadRanks, SelectionKnowsWhichMessagesTravelAsLines) {
+  const int n = 8;
+  const size_t count = 1024;
+  tccl::CollArgs a;
+  a.kind = tccl::CollKind::AllReduce;
+  a.nranks = n;
+  a.count = count;
+  a.elemSize = 4;
+  a.requireCanonical = true;
+  a.sliceElems = (size_t)tccl::ParamInt("CHUNK_BYTES") / 4;
+  // Ranks as threads map each other's memory: shared scratch from the host's threshold.
+  a.sharedScratchBytes = tccl::HostSingleCopyBytes((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
+                                                   (size_t)tccl::ParamInt("SHM_RING_BYTES"), tccl::LastLevelCacheBytes());
+  tccl::CostContext ctx;
+  ctx.machine = tccl::LoadOrMeasureMachine();
+  ctx.host.localRanks = n;
+  ctx.host.cores = tccl::UsableCores();
+  auto pick = [&](size_t lineMessageBytes) {
+    a.lineMessageBytes = lineMessageBytes;
+    const tccl::AlgorithmInfo* alg = nullptr;
+    EXPECT_TRUE(tccl::SelectAlgorithm(a, tccl::AlgoFilter{}, ctx, &alg).ok());
+    return std::string(alg ? alg->name : "none");
+  };
+  const std::string withLines = pick(tccl::kLLMaxBytes - sizeof(tccl::OpTag)), everyMessage = pick(0);
+  if (withLines == everyMessage) GTEST_SKIP() << "both ways " << withLines << " on " << ctx.host.cores << " cores";
+
+  std::vector<tcclComm_t> comms(n);
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(comms.data(), n, nullptr)) << tcclGetLastError(nullptr);
+  std::vector<std::thread> threads;
+  std::vector<tcclResult_t> rc(n, tcclInternalError);
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<float> x(count, 1.0f);
+      rc[r] = tcclAllReduce(x.data(), x.data(), count, tcclFloat32, tcclSum, comms[r], nullptr);
+    });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < n; ++r) EXPECT_EQ(rc[r], tcclSuccess) << "rank " << r;
+  char dump[4096];
+  ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], dump, sizeof(dump)));
+  EXPECT_NE(std::string(dump).find("all_reduce 1024 x float algo " + withLines + " "), std::string::npos)
+      << "expected " << withLines << " (with every message counted: " << everyMessage << ")\n" << dump;
+  for (tcclComm_t c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+}
 
 TEST(StrictMode, ForcingANonCanonicalAlgorithmIsAClearError) {
   ScopedEnv algo("TCCL_ALGO", "allreduce:ring");
