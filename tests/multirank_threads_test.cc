@@ -7,16 +7,16 @@
 #include <thread>
 
 #include "algorithms/registry.h"
+#include "comm/communicator.h"
 #include "config/params.h"
 #include "exec/executor.h"
-#include "exec/op_tag.h"
 #include "exec/waiter.h"
 #include "topology/cache_size.h"
 #include "topology/host_id.h"
-#include "transports/shm/ll_ring.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/shm/single_copy.h"
 #include "tests/support/forced_algorithm.h"
+#include "tests/support/process_ranks.h"
 #include "tests/support/scoped_env.h"
 #include "tests/support/sweep.h"
 #include "tuning/cost_model.h"
@@ -436,8 +436,7 @@ TEST(EightThreadRanks, SelectionKnowsWhichMessagesTravelAsLines) {
   a.requireCanonical = true;
   a.sliceElems = (size_t)tccl::ParamInt("CHUNK_BYTES") / 4;
   // Ranks as threads map each other's memory: shared scratch from the host's threshold.
-  a.sharedScratchBytes = tccl::HostSingleCopyBytes((size_t)tccl::ParamInt("SHM_SINGLE_COPY_BYTES"), n,
-                                                   (size_t)tccl::ParamInt("SHM_RING_BYTES"), tccl::LastLevelCacheBytes());
+  a.sharedScratchBytes = HostSingleCopyBytesHere(n);
   tccl::CostContext ctx;
   ctx.machine = tccl::LoadOrMeasureMachine();
   ctx.host.localRanks = n;
@@ -448,7 +447,7 @@ TEST(EightThreadRanks, SelectionKnowsWhichMessagesTravelAsLines) {
     EXPECT_TRUE(tccl::SelectAlgorithm(a, tccl::AlgoFilter{}, ctx, &alg).ok());
     return std::string(alg ? alg->name : "none");
   };
-  const std::string withLines = pick(tccl::kLLMaxBytes - sizeof(tccl::OpTag)), everyMessage = pick(0);
+  const std::string withLines = pick(tccl::kLineMessagePayloadBytes), everyMessage = pick(0);
   if (withLines == everyMessage) GTEST_SKIP() << "both ways " << withLines << " on " << ctx.host.cores << " cores";
 
   std::vector<tcclComm_t> comms(n);

@@ -72,6 +72,14 @@ class Connection {
   // next send's stores do not wait for the receiver's copies to be invalidated
   // (docs/performance.md, "Claiming the next lines"). Doing nothing is correct.
   virtual void PrepareNextSend() {}
+  // Called among a waiting rank's slower checks (not on every poll) for a receive of `total` bytes
+  // that has taken nothing yet: an error where the transport can tell that the peer's next message
+  // is not that one (a mismatched call). Doing nothing is correct: the tag check or the deadline
+  // reports it then.
+  virtual Status CheckUnstartedRecv(size_t total) const {
+    (void)total;
+    return Status::Ok();
+  }
   // Makes the peer's next wait on this connection fail at once (e.g. a TCP FIN) after this rank
   // failed or was aborted; thread-safe against a concurrent TrySend/TryRecv. Shared memory is
   // told through the host's failure record instead, so the default does nothing.

@@ -22,11 +22,16 @@
 #include "device/device_comm.h"
 #include "memory/registrations.h"
 #include "exec/executor.h"
+#include "transports/shm/ll_ring.h"
 #include "transports/shm/shm_transport.h"
 #include "transports/transport.h"
 #include "tuning/cost_model.h"
 
 namespace tccl {
+
+// The largest payload a shared-memory message carries as LL lines, its tag in the lines too
+// (CollArgs::lineMessageBytes where every rank is on this host).
+constexpr size_t kLineMessagePayloadBytes = kLLMaxBytes - sizeof(OpTag);
 
 // Settings resolved from tcclConfig_t over the parameter registry.
 struct CommSettings {

@@ -15,11 +15,9 @@
 #include "config/params.h"
 #include "core/hash.h"
 #include "core/log.h"
-#include "exec/op_tag.h"
 #include "kernels/host/dtype.h"
 #include "topology/cache_size.h"
 #include "topology/host_id.h"
-#include "transports/shm/ll_ring.h"
 #include "transports/tcp/tcp_transport.h"
 
 namespace tccl {
@@ -212,8 +210,7 @@ Status Communicator::Setup(std::unique_ptr<Bootstrap> boot, const uint8_t secret
   if (allLocal_) cost_.singleCopyBytes = shm_->SingleCopy().minBytes;
   if (allLocal_ && shm_->SingleCopy().everyoneMaps) sharedScratchBytes_ = shm_->SingleCopy().minBytes;
   cost_.sharedScratchBytes = sharedScratchBytes_;
-  // The payload of a message that travels as LL lines (its tag rides in the lines too).
-  if (allLocal_) cost_.lineMessageBytes = kLLMaxBytes - sizeof(OpTag);
+  if (allLocal_) cost_.lineMessageBytes = kLineMessagePayloadBytes;
 
   TcpSetup tcp;
   tcp.me = rank_;

@@ -253,6 +253,21 @@ Status StartForward(const Op* ops, size_t i, size_t* doneAt, size_t* tagDoneAt, 
   return Status::Ok();
 }
 
+// Whether a message op must wait for an earlier op of its step: the one it comes after
+// (Op::after) or its stream's previous message (streams are ordered).
+inline bool WaitsForEarlierOp(const Op& op, const size_t* doneAt) {
+  return (op.after >= 0 && doneAt[op.after] != SIZE_MAX) || (op.prevOnStream >= 0 && doneAt[op.prevOnStream] != SIZE_MAX);
+}
+
+// The bytes of the next transport message a receive waits for while it has taken none of it (the
+// tag, with an inline payload; or a large payload after its tag), else 0.
+inline size_t UnstartedRecvBytes(const Op& op, size_t tagDone, size_t done, size_t elemSize) {
+  const size_t total = op.count * elemSize;
+  const bool inl = total <= kInlineBytes;
+  if (tagDone == 0) return inl ? kTag + total : kTag;
+  return !inl && tagDone == kTag && done == 0 ? total : 0;
+}
+
 }  // namespace
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
@@ -283,6 +298,12 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
     ~WaitScope() { w->Done(); }
   } waitScope{env.waiter};
   auto& [done, tagDone, rctx, fctx, sockets, moved, staging, waitingOn] = scratch;
+  // A message op's transport error, with the operation and the peer.
+  auto failed = [&](const Op& op, const Status& st) {
+    env.failedPeer = op.peer;
+    return Status(st.code(), describe() + ": " + (op.kind == OpKind::Send ? "sending to " : "receiving from ") +
+                                 env.describePeer(op.peer) + " failed: " + st.message());
+  };
   if (staging.size() < s.stagingBytes) staging.resize(s.stagingBytes);
   unsigned char* const stagingBase = staging.data();
   const size_t nsteps = s.steps.size();
@@ -337,8 +358,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         if (doneAt[i] == SIZE_MAX || IsLocal(opAt[i].kind)) continue;
         const Op& op = opAt[i];
         bool sending = op.kind == OpKind::Send;
-        if ((op.after >= 0 && doneAt[op.after] != SIZE_MAX) || (op.prevOnStream >= 0 && doneAt[op.prevOnStream] != SIZE_MAX))
-          continue;
+        if (WaitsForEarlierOp(op, doneAt)) continue;
         Connection* c = env.conns[op.peer];
         size_t total = op.count * es;
         size_t n = 0;
@@ -423,9 +443,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
         }
         if (!st.ok()) {
           for (Connection* m : moved) m->Publish();
-          env.failedPeer = op.peer;
-          return Status(st.code(), describe() + ": " + (sending ? "sending to " : "receiving from ") +
-                                       env.describePeer(op.peer) + " failed: " + st.message());
+          return failed(op, st);
         }
         if (n) {
           progressed = true;
@@ -462,6 +480,16 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       if (!peerGone && !env.waiter->ChecksDue()) {
         env.waiter->Idle(snap, sockets);
         continue;
+      }
+      // A receive that has taken nothing yet may wait where the peer's next message is not
+      // (Connection::CheckUnstartedRecv): a mismatched call, told now rather than at the deadline.
+      for (size_t i = 0; i < nops; ++i) {
+        const Op& op = opAt[i];
+        if (doneAt[i] == SIZE_MAX || IsLocal(op.kind) || op.kind == OpKind::Send || WaitsForEarlierOp(op, doneAt)) continue;
+        const size_t bytes = UnstartedRecvBytes(op, tagDoneAt[i], doneAt[i], es);
+        if (!bytes) continue;
+        const Status st = env.conns[op.peer]->CheckUnstartedRecv(bytes);
+        if (!st.ok()) return failed(op, st);
       }
       if (env.health) {
         // Only the peers this step still waits for: one that finished with us may have left.

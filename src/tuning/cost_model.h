@@ -6,9 +6,9 @@
 // more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
 // a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
 // so busy ranks wait on each other) and each of its ring messages a hand-over shared among the
-// cores (a message mostly finds its receiver off the core), and the work of a collective that only moves data is this
-// host's total over its cores plus the busiest rank's excess over the mean rank (the ranks it
-// feeds wait for that excess; cost_model.cc says what it changed). β and γ
+// cores (a message mostly finds its receiver off the core), and the work of a collective that
+// only moves data is this host's total over its cores plus the busiest rank's excess over the mean
+// rank (the ranks it feeds wait for that excess; cost_model.cc says what it changed). β and γ
 // are the in-cache rates while the host's working set (2 x bytes per local rank) fits in the
 // last-level cache, else the memory rates.
 #pragma once
@@ -50,8 +50,9 @@ struct AlgoCost {
   double reduceBytes = 0;
   double totalCopyBytes = 0;    // summed over all ranks (estimated from the sample above 64)
   double totalReduceBytes = 0;
-  // Messages of all ranks (unsliced; estimated from the sample above 64) above
-  // CollArgs::lineMessageBytes: each a ring message with a header and a credit.
+  // Messages of all ranks above CollArgs::lineMessageBytes, each a ring message with a header and
+  // a credit: as run (sliced) where the call is at most a slice per rank, unsliced above
+  // (ScheduleCost); estimated from the sample above 64 ranks.
   double ringMessages = 0;
 };
 AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& a);

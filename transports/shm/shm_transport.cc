@@ -83,15 +83,26 @@ class ShmConnection : public Connection {
       bool returned = false;
       *delivered = llIn_.Recv(&in_->ll, sink, done, total, &returned);
       ringDue_ |= returned;  // the sender may be asleep waiting for lines
-      if (*delivered == 0 && done == 0 && ByteRingHasMessage() && !llIn_.LineArrived(in_->ll))
-        return FramedOtherwise(total, "in the byte ring", "as lines");
       return Status::Ok();
     }
-    if (done == 0 && !recvHeader_ && !ByteRingHasMessage() && llIn_.LineArrived(in_->ll) && !ByteRingHasMessage())
-      return FramedOtherwise(total, "as lines", "in the byte ring");
     if (IsLarge(total)) return TryRecvLarge(sink, done, total, delivered);
     RecvBytes(sink, done, total, delivered);
     return Status::Ok();
+  }
+
+  // A pair's messages arrive in the order they were sent, each as LL lines or in the byte ring by
+  // its size. So where a receive has found nothing its way while the other way holds the peer's
+  // next message, the peer sent a message of another size: the calls do not match (count, type or
+  // collective), and the tag check, which reads the message where this end expects it, would wait
+  // for it until the timeout. The other way is read first and this way after it (acquire), so a
+  // message of this end's size sent before the other one is seen.
+  Status CheckUnstartedRecv(size_t total) const override {
+    if (total <= kLLMaxBytes)
+      return ByteRingHasMessage() && !llIn_.LineArrived(in_->ll) ? FramedOtherwise(total, "in the byte ring", "as lines")
+                                                                 : Status::Ok();
+    // A large message whose single-copy header is in has started (TryRecvLarge).
+    if (recvHeader_ || ByteRingHasMessage() || !llIn_.LineArrived(in_->ll) || ByteRingHasMessage()) return Status::Ok();
+    return FramedOtherwise(total, "as lines", "in the byte ring");
   }
 
   // The byte ring's messages only (not LL lines, not single-copy headers), written the way this
@@ -141,12 +152,6 @@ class ShmConnection : public Connection {
   // Whether the sender has begun a message in the byte ring that this end has not taken.
   bool ByteRingHasMessage() const { return in_->head.load(std::memory_order_acquire) > AlignMessage(recvTail_); }
 
-  // A pair's messages arrive in the order they were sent, each as LL lines or in the byte ring by
-  // its size. So where a receive starts and finds nothing its way while the other way holds the
-  // peer's next message, the peer sent a message of another size: the calls do not match (count,
-  // type or collective), and the tag check, which reads the message where this end expects it,
-  // would wait for it until the timeout. The other way is read first and this way after it
-  // (acquire), so a message of this end's size sent before the other one has been seen.
   Status FramedOtherwise(size_t total, const char* got, const char* want) const {
     return InvalidUsage("mismatched calls across ranks: rank %d sent its next message %s, where this rank's "
                         "call expects one of %zu bytes (tag included) %s; the calls differ in count, type or "
