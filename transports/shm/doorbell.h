@@ -6,6 +6,8 @@
 // So a rank about to sleep first announces itself and then checks its channels once more
 // (Dekker-style): a sender stores its data, fences, and rings only if it sees a sleeper. Either the
 // sender sees the announcement and wakes the sleeper, or the sleeper's re-check sees the data.
+// Where the kernel allows, the sleeper runs the sender's half of that fence too (one
+// membarrier(2) per sleep, asymmetric_fence.h), and a ring is a plain load.
 #pragma once
 
 #include <atomic>
@@ -16,6 +18,12 @@ namespace tccl {
 struct alignas(64) Doorbell {
   std::atomic<uint32_t> seq{0};
   std::atomic<uint32_t> sleepers{0};
+  // Set by the owner: it runs a heavy fence (asymmetric_fence.h) between announcing and its last
+  // check, so a ringer registered for heavy fences need not fence. Cleared if the kernel refuses one.
+  std::atomic<uint32_t> ownerFencesForRingers{0};
+
+  // The owner, before it first sleeps: offers the heavy fence where this process can run it.
+  void OfferHeavyFences();
 
   // After this rank's data stores: wakes the owner if it announced that it sleeps.
   void Ring();

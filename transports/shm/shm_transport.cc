@@ -12,6 +12,7 @@
 #include "core/race_annotations.h"
 #include "kernels/host/copy.h"
 #include "topology/cache_size.h"
+#include "transports/shm/asymmetric_fence.h"
 #include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_channel.h"
 
@@ -481,7 +482,9 @@ Status ShmHost::Setup(Bootstrap& boot, const std::string& segName, const std::ve
   TCCL_RETURN_IF_ERROR(boot.Barrier());
   if (leader) host->seg_.Unlink();
   TCCL_RETURN_IF_ERROR(opened);
-  TCCL_INFO(kLogShm, "rank %d: shared memory %s, %zu local ranks, %zu bytes", me, segName.c_str(), L, bytes);
+  host->MyDoorbell()->OfferHeavyFences();
+  TCCL_INFO(kLogShm, "rank %d: shared memory %s, %zu local ranks, %zu bytes; doorbell rings %s", me, segName.c_str(), L,
+            bytes, RegisteredForHeavyFences() ? "unfenced where the sleeper runs membarrier" : "fenced (no membarrier)");
   TCCL_RETURN_IF_ERROR(
       ProbeSingleCopy(boot, host->meIndex_, localRanks, localPids, localSameProcess, &host->singleCopy_.peers,
                       &host->singleCopy_.everyoneMaps));
