@@ -59,5 +59,18 @@ TEST(CostModel, CountsWhatTheSchedulesDo) {
   }
 }
 
+// Ranks sharing cores as the scheduler shares them: alike, their total over the cores; uneven,
+// the busiest finishes alone on a core once the others leave theirs.
+TEST(CostModel, SharedCoresMakespan) {
+  EXPECT_DOUBLE_EQ(SharedCoresMakespan({1, 1, 1, 1}, 2), 2);
+  EXPECT_DOUBLE_EQ(SharedCoresMakespan({3, 1, 0, 0}, 2), 3);  // two busy ranks, a core each
+  // Five ranks on two cores at 0.4 core each until the four light ones finish (t = 2.5); the last
+  // has 3 left, alone on a core: 5.5, against 4 for the total over the cores and 10 for ranks per
+  // core x the busiest.
+  EXPECT_DOUBLE_EQ(SharedCoresMakespan({1, 1, 4, 1, 1}, 2), 5.5);
+  EXPECT_DOUBLE_EQ(SharedCoresMakespan({2, 2}, 4), 2);  // no rank runs faster than one core
+  EXPECT_DOUBLE_EQ(SharedCoresMakespan({}, 2), 0);
+}
+
 }  // namespace
 }  // namespace tccl

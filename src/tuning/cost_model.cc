@@ -88,6 +88,17 @@ double LatencyRounds(const std::vector<Schedule>& all) {
 
 }  // namespace
 
+double SharedCoresMakespan(std::vector<double> work, double cores) {
+  std::sort(work.begin(), work.end());
+  double t = 0, done = 0;
+  for (size_t i = 0; i < work.size(); ++i) {
+    const double rate = std::min(1.0, cores / (double)(work.size() - i));
+    t += (work[i] - done) / rate;
+    done = work[i];
+  }
+  return t;
+}
+
 AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
   // Ranks must choose alike, and whether a call is in place is each rank's own business (a
   // broadcast's non-roots count as in place; any rank may pass sendbuff == recvbuff): so every
@@ -161,6 +172,7 @@ AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& in_) {
     worst.totalCopyBytes += c.copyBytes * n / ranks.size();
     worst.totalReduceBytes += c.reduceBytes * n / ranks.size();
     worst.ringMessages += c.ringMessages * n / ranks.size();
+    if (n <= 64) worst.perRank.push_back({c.copyBytes, c.reduceBytes});
   }
   if (n <= 64) worst.rounds = LatencyRounds(all);
   return worst;
@@ -204,7 +216,27 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
     // against 6); docs/performance.md, "Messages per hand-over". Line messages are not charged:
     // with 512 B-1 KiB blocks in lines the two-shot stayed ahead of the tree at 4-8 KiB.
     const double handOvers = c.ringMessages * hostPart / std::max(1, ctx.host.cores);
-    return c.rounds * alpha + share * busiest + handOvers * m.switchUs;
+    // Where the canonical order is required and the working set is in cache, the ranks instead
+    // share the cores as the scheduler shares them (SharedCoresMakespan; the cores are this
+    // host's, spread over all ranks): the two-shot and direct, every rank as busy as the next, cost
+    // the same either way, while the canonical tree's root (three partials at 8 ranks) finishes
+    // alone on a core once the ranks that only pass a partial on are done, well before ranks per
+    // core x its bytes. Forced on the 2-vCPU Xeon VM: the tree took 0.63-0.85 of the two-shot's
+    // time at 64-128 KiB and 5-8 ranks, and 0.67-0.87 of direct's for a 3-rank reduce of 16-256
+    // KiB (docs/performance.md, "Ranks that leave their cores"). Out of cache the tree fell behind
+    // as sizes grew (8 ranks: 1.1x the two-shot's time at 1 MiB, 1.3x at 16 MiB), and where the
+    // run-to-run mode admits the chain, ring, double binary tree and recursive halving, the
+    // makespan moved choices the measurements did not support (a 4-8 rank reduce from the chain to
+    // the tree at 32-128 KiB: 1.05-1.31x slower at 8 of 13): there the busiest rank keeps its
+    // ranks-per-core charge.
+    double work = share * busiest;
+    if (inCache && a.requireCanonical && (int)c.perRank.size() == a.nranks) {
+      std::vector<double> perRank;
+      for (const AlgoCost::RankBytes& r : c.perRank)
+        perRank.push_back(r.copy / copyBytesPerUs + r.reduce / reduceBytesPerUs);
+      work = SharedCoresMakespan(perRank, (double)ctx.host.cores * a.nranks / std::max(1, ctx.host.localRanks));
+    }
+    return c.rounds * alpha + work + handOvers * m.switchUs;
   }
   // The mean rank's share of this host's total keeps every core busy, but what the busiest rank
   // does beyond the mean is on the critical path, since the ranks it feeds wait for it while it

@@ -5,7 +5,8 @@
 // broadcast pays at least one α per message its busiest sender posts (the root's fan-out). With
 // more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
 // a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
-// so busy ranks wait on each other) and each of its ring messages a hand-over shared among the
+// so busy ranks wait on each other; in strict mode and in cache, the ranks' work shared over the
+// cores as the scheduler shares them, SharedCoresMakespan) and each of its ring messages a hand-over shared among the
 // cores (a message mostly finds its receiver off the core), and the work of a collective that
 // only moves data is this host's total over its cores plus the busiest rank's excess over the mean
 // rank (the ranks it feeds wait for that excess; cost_model.cc says what it changed). β and γ
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "algorithms/algo_filter.h"
 #include "algorithms/registry.h"
@@ -54,8 +56,20 @@ struct AlgoCost {
   // a credit: as run (sliced) where the call is at most a slice per rank, unsliced above
   // (ScheduleCost); estimated from the sample above 64 ranks.
   double ringMessages = 0;
+  // Each rank's bytes, every rank's up to 64 ranks (empty above, where ranks are sampled).
+  struct RankBytes {
+    double copy = 0, reduce = 0;
+  };
+  std::vector<RankBytes> perRank;
 };
 AlgoCost ScheduleCost(const AlgorithmInfo& alg, const CollArgs& a);
+
+// How long ranks with these amounts of work take on `cores` cores shared fairly: while more ranks
+// are busy than there are cores, each gets an equal share of them (as the scheduler shares them),
+// and a rank that is done leaves its share to the others; no rank runs faster than one core.
+// Ranks that work alike take their total over the cores; one that works more than the others
+// finishes alone on a core.
+double SharedCoresMakespan(std::vector<double> work, double cores);
 
 double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx);
 
