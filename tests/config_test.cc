@@ -73,9 +73,6 @@ TEST(AlgoSelection, DefaultsAndOverrides) {
   EXPECT_EQ(st.code(), tcclInvalidArgument);
 }
 
-// The algorithm automatic selection picks for `bytes` (of the call's count, 4-byte elements) on
-// `ranks` ranks sharing `cores` cores, with shared scratch read in one copy from
-// `sharedScratchBytes` (0: not shared).
 // A call of `bytes` in 4-byte elements on `ranks` ranks.
 CollArgs FloatCall(CollKind kind, int ranks, size_t bytes) {
   CollArgs a;
@@ -92,6 +89,9 @@ std::string Pick(const CollArgs& a, const CostContext& ctx, const AlgoFilter& f 
   return std::string(out ? out->name : "none");
 }
 
+// The algorithm automatic selection picks for `bytes` (of the call's count, 4-byte elements) on
+// `ranks` ranks sharing `cores` cores, with shared scratch read in one copy from
+// `sharedScratchBytes` (0: not shared).
 std::string PickOnCores(CollKind kind, int ranks, int cores, size_t bytes, size_t sharedScratchBytes,
                         const AlgoFilter& f = AlgoFilter{}) {
   CollArgs a = FloatCall(kind, ranks, bytes);

@@ -5,9 +5,10 @@
 // broadcast pays at least one α per message its busiest sender posts (the root's fan-out). With
 // more ranks than cores (oversubscribed: ranks take turns, and α becomes a scheduler hand-over),
 // a reduction's work is ranks-per-core x the busiest rank's (its partials arrive level by level,
-// so busy ranks wait on each other; in strict mode and in cache, the ranks' work shared over the
-// cores as the scheduler shares them, SharedCoresMakespan) and each of its ring messages a hand-over shared among the
-// cores (a message mostly finds its receiver off the core), and the work of a collective that
+// so busy ranks wait on each other; where the canonical order is required and the working set is
+// in cache, the ranks' work shared over the cores as the scheduler shares them,
+// SharedCoresMakespan) and each of its ring messages a hand-over shared among the cores (a
+// message mostly finds its receiver off the core), and the work of a collective that
 // only moves data is this host's total over its cores plus the busiest rank's excess over the mean
 // rank (the ranks it feeds wait for that excess; cost_model.cc says what it changed). β and γ
 // are the in-cache rates while the host's working set (2 x bytes per local rank) fits in the
