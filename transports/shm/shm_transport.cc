@@ -102,7 +102,7 @@ class ShmConnection : public Connection {
       return ByteRingHasMessage() && !llIn_.LineArrived(in_->ll) ? FramedOtherwise(total, "in the byte ring", "as lines")
                                                                  : Status::Ok();
     // A large message whose single-copy header is in has started (TryRecvLarge).
-    if (recvHeader_ || ByteRingHasMessage() || !llIn_.LineArrived(in_->ll) || ByteRingHasMessage()) return Status::Ok();
+    if (recvHeader_ || !llIn_.LineArrived(in_->ll) || ByteRingHasMessage()) return Status::Ok();
     return FramedOtherwise(total, "as lines", "in the byte ring");
   }
 
