@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "transports/shm/asymmetric_fence.h"
+#include "core/asymmetric_fence.h"
 #include "transports/shm/doorbell.h"
 
 namespace tccl {

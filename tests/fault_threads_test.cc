@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/handles.h"
 #include "tccl/tccl.h"
 #include "tests/support/flight_dump.h"
 #include "tests/support/scoped_env.h"
@@ -85,6 +86,43 @@ TEST(Faults, AbortFromAnotherThreadReleasesTheBlockedCallAndTellsThePeers) {
     EXPECT_EQ(tcclSuccess, tcclCommDestroy(comms[r]));
   }
   printf("abort returned in %.3f ms; both blocked calls released after %.3f ms\n", abortTook * 1e3, released * 1e3);
+}
+
+// A call holds its communicator by its thread's hazard slot, not by a reference count
+// (src/api/hazard_slots.h; by a reference where the kernel refuses membarrier). Destroyed by
+// another thread while such a call waits in it, the communicator must stay alive and working until
+// that call returns (it completes, with the right sum), and then be freed, by the returning call.
+TEST(Faults, DestroyDuringACallKeepsTheCommunicatorUntilTheCallReturns) {
+  auto comms = MakeComms(2);
+  std::weak_ptr<tccl::Communicator> watch;
+  {
+    tccl::CommRef held;
+    ASSERT_TRUE(tccl::AcquireComm(comms[0], "test", &held).ok());
+    watch = held.Share();
+  }
+  const size_t count = 1024;
+  std::vector<float> v0(count, 1.0f), v1(count, 2.0f);
+  std::atomic<bool> returned{false};
+  tcclResult_t rc0 = tcclInternalError;
+  std::thread t0([&] {
+    rc0 = tcclAllReduce(v0.data(), v0.data(), count, tcclFloat32, tcclSum, comms[0], nullptr);
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // t0 waits in its call for rank 1
+  ASSERT_FALSE(returned);
+  auto destroyAt = Clock::now();
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(comms[0]));
+  EXPECT_LT(SecondsSince(destroyAt), 0.5) << "tcclCommDestroy waited for the call";
+  EXPECT_FALSE(watch.expired()) << "freed under a call still using it";
+  EXPECT_EQ(tcclSuccess, tcclAllReduce(v1.data(), v1.data(), count, tcclFloat32, tcclSum, comms[1], nullptr))
+      << tcclGetLastError(nullptr);
+  t0.join();
+  EXPECT_EQ(tcclSuccess, rc0);
+  EXPECT_EQ(3.0f, v0[0]);
+  EXPECT_EQ(3.0f, v0[count - 1]);
+  EXPECT_EQ(3.0f, v1[0]);
+  EXPECT_TRUE(watch.expired()) << "kept alive after the last call using it returned";
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(comms[1]));
 }
 
 TEST(Faults, APeerThatNeverCallsTimesOutNamingIt) {

@@ -18,7 +18,7 @@ bool Overlap(const void* a, size_t an, const void* b, size_t bn) {
 struct Call {
   explicit Call(const char* name) : fn(name) {}
   const char* fn;
-  std::shared_ptr<Communicator> comm;
+  CommRef comm;
   HostStream* stream = nullptr;
   void* cudaStream = nullptr;  // CUDA communicators: the cudaStream_t (NULL: the legacy default stream)
   // Set once checked (Begin, CheckOp); until then the entries hold them as ints (EnumArg).
@@ -79,7 +79,7 @@ Status Submit(const Call& c, const CollArgs& a, const void* send, void* recv) {
   // The common case first, without copying the communicator's shared pointer into a closure
   // (two atomic reference-count updates: a tenth of an 8-byte call's software time).
   if (!c.stream && !InGroup()) return c.comm->RunCollective(a, dt, send, recv);
-  auto comm = c.comm;
+  auto comm = c.comm.Share();
   auto run = [comm, a, dt, send, recv] { return comm->RunCollective(a, dt, send, recv); };
   if (InGroup()) {
     GroupAddCollective(comm, c.stream, run);
@@ -216,11 +216,11 @@ static Status PointToPoint(const char* fn, bool send, void* buf, size_t count, i
   TCCL_RETURN_IF_ERROR(NeedBuf(c, buf, send ? "sendbuff" : "recvbuff", count));
   P2POp op{send, peer, buf, count * c.es};
   if (InGroup()) {
-    GroupAddP2P(c.comm, c.stream, op);
+    GroupAddP2P(c.comm.Share(), c.stream, op);
     return Status::Ok();
   }
   if (!c.stream) return c.comm->RunP2P({op});
-  auto comm2 = c.comm;
+  auto comm2 = c.comm.Share();
   auto run = [comm2, op] { return comm2->RunP2P({op}); };
   c.stream->Enqueue(run);
   return Status::Ok();

@@ -154,7 +154,7 @@ tcclResult_t tcclCommInitFromEnv(tcclComm_t* comm, tcclConfig_t* config) {
 
 tcclResult_t tcclCommSplit(tcclComm_t comm, int color, int key, tcclComm_t* newcomm, tcclConfig_t* config) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommSplit", &c));
     if (!newcomm) return InvalidArgument("tcclCommSplit: newcomm is NULL");
     *newcomm = nullptr;
@@ -171,7 +171,7 @@ tcclResult_t tcclCommSplit(tcclComm_t comm, int color, int key, tcclComm_t* newc
 
 tcclResult_t tcclCommFinalize(tcclComm_t comm) {
   return ApiCall([&] {  // blocking operations are complete on return; nothing is left to flush
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     return AcquireComm(comm, "tcclCommFinalize", &c);
   });
 }
@@ -200,7 +200,7 @@ tcclResult_t tcclCommAbort(tcclComm_t comm) {
 
 tcclResult_t tcclCommGetAsyncError(tcclComm_t comm, tcclResult_t* asyncError) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommGetAsyncError", &c));
     if (!asyncError) return InvalidArgument("tcclCommGetAsyncError: asyncError is NULL");
     *asyncError = c->asyncError();
@@ -210,7 +210,7 @@ tcclResult_t tcclCommGetAsyncError(tcclComm_t comm, tcclResult_t* asyncError) {
 
 tcclResult_t tcclCommDumpFlightRecorder(tcclComm_t comm, char* buf, size_t size) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommDumpFlightRecorder", &c));
     std::string text = c->DumpFlightRecorder();
     if (!buf) {
@@ -225,7 +225,7 @@ tcclResult_t tcclCommDumpFlightRecorder(tcclComm_t comm, char* buf, size_t size)
 
 tcclResult_t tcclCommCount(const tcclComm_t comm, int* count) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommCount", &c));
     if (!count) return InvalidArgument("tcclCommCount: count is NULL");
     *count = c->nranks();
@@ -235,7 +235,7 @@ tcclResult_t tcclCommCount(const tcclComm_t comm, int* count) {
 
 tcclResult_t tcclCommUserRank(const tcclComm_t comm, int* rank) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommUserRank", &c));
     if (!rank) return InvalidArgument("tcclCommUserRank: rank is NULL");
     *rank = c->rank();
@@ -245,7 +245,7 @@ tcclResult_t tcclCommUserRank(const tcclComm_t comm, int* rank) {
 
 tcclResult_t tcclCommCuDevice(const tcclComm_t comm, int* device) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommCuDevice", &c));
     if (!device) return InvalidArgument("tcclCommCuDevice: device is NULL");
     *device = c->cudaDevice();

@@ -17,7 +17,7 @@ tcclResult_t tcclMemFree(void* ptr) {
 
 tcclResult_t tcclCommRegister(const tcclComm_t comm, void* buff, size_t size, void** handle) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommRegister", &c));
     return c->registrations().Add(buff, size, handle);
   });
@@ -25,7 +25,7 @@ tcclResult_t tcclCommRegister(const tcclComm_t comm, void* buff, size_t size, vo
 
 tcclResult_t tcclCommDeregister(const tcclComm_t comm, void* handle) {
   return ApiCall([&]() -> Status {
-    std::shared_ptr<Communicator> c;
+    CommRef c;
     TCCL_RETURN_IF_ERROR(AcquireComm(comm, "tcclCommDeregister", &c));
     return c->registrations().Remove(handle);
   });

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "api/hazard_slots.h"
 #include "comm/communicator.h"
 #include "comm/host_stream.h"
 #include "core/status.h"
@@ -17,10 +18,32 @@ struct tcclComm {
 
 namespace tccl {
 
+// A communicator held for the length of one API call: by this thread's hazard slot where the
+// process has heavy fences (no locked instruction; hazard_slots.h), else by a shared_ptr. Work that
+// outlives the call (a host stream's queue, a group) takes Share().
+class CommRef {
+ public:
+  CommRef() = default;
+  CommRef(const CommRef&) = delete;
+  CommRef& operator=(const CommRef&) = delete;
+  ~CommRef() { Release(); }
+  Communicator* operator->() const { return raw_; }
+  Communicator& operator*() const { return *raw_; }
+  std::shared_ptr<Communicator> Share() const { return owned_ ? owned_ : raw_->shared_from_this(); }
+
+ private:
+  friend Status AcquireComm(tcclComm_t c, const char* fn, CommRef* out);
+  void Release();
+  Communicator* raw_ = nullptr;
+  HazardSlot* slot_ = nullptr;           // this thread's, holding raw_
+  std::shared_ptr<Communicator> owned_;  // where no slot holds it
+};
+
 tcclComm_t RegisterComm(std::shared_ptr<Communicator> c);
-// Removes the handle; returns the communicator (null if the handle was not live).
+// Removes the handle; returns the communicator (null if the handle was not live). A call still
+// using it on another thread keeps it alive until that call returns, as a reference would.
 std::shared_ptr<Communicator> UnregisterComm(tcclComm_t c);
-Status AcquireComm(tcclComm_t c, const char* fn, std::shared_ptr<Communicator>* out);
+Status AcquireComm(tcclComm_t c, const char* fn, CommRef* out);
 
 HostStream* NewStream();
 Status DeleteStream(void* s);

@@ -131,7 +131,7 @@ void Communicator::AddSchedulePeers(const Schedule& s, FlightEntry* entry) const
 }
 
 Status Communicator::Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
-                             const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe) {
+                             const FlightEntry& entry, uint64_t seq, FunctionRef<std::string()> describe) {
   TCCL_RETURN_IF_ERROR(Broken());
   // A local peer that already failed will not take part (one load of a read-mostly cache line).
   Status reported = PeerReportedFailure();
@@ -288,16 +288,10 @@ Status Communicator::RunCollective(const CollArgs& in, tcclDataType_t dt, const 
   tag.redop = (uint8_t)a.op;
   tag.algo = plan->algoIndex;
   // The plan's record is not copied per call: the recorder takes it and this call's number.
-  // The closure captures two pointers, so std::function keeps it inline (no allocation per call).
-  struct Which {
-    const FlightEntry* record;
-    uint64_t seq;
-  } which{&plan->record, seq};
-  const Which* what = &which;
-  auto describe = [this, what] {
-    const FlightEntry& r = *what->record;
-    return std::string(r.op) + " #" + std::to_string(what->seq) + " (" + std::to_string(r.count) + " x " + r.dtype +
-           ", " + r.algo + ") on " + Describe();
+  const FlightEntry* record = &plan->record;
+  auto describe = [this, record, seq] {
+    return std::string(record->op) + " #" + std::to_string(seq) + " (" + std::to_string(record->count) + " x " +
+           record->dtype + ", " + record->algo + ") on " + Describe();
   };
   TCCL_TRACE(kLogColl, "%s: %zu steps", describe().c_str(), s.steps.size());
   collBufs_.resize(3);

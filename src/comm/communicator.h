@@ -53,7 +53,9 @@ struct P2POp {
   size_t bytes = 0;
 };
 
-class Communicator {
+// enable_shared_from_this: an API call holds its communicator by a hazard slot (src/api/handles.h),
+// and work that outlives the call (a host stream's queue, a group) takes a reference from it.
+class Communicator : public std::enable_shared_from_this<Communicator> {
  public:
   // Joins the other ranks of communicator `commId`. On failure the namespace is abandoned
   // (AbandonJoin), so ranks waiting for this one fail at once, with its reason.
@@ -119,7 +121,7 @@ class Communicator {
   bool BroadcastGoesByCma(size_t bytes) const;
   // `entry`: the flight-recorder entry, peers included (AddSchedulePeers), recorded as operation `seq`.
   Status Execute(const Schedule& s, const ExecKernels& k, std::vector<void*>& bufs, const OpTag& tag,
-                 const FlightEntry& entry, uint64_t seq, const std::function<std::string()>& describe);
+                 const FlightEntry& entry, uint64_t seq, FunctionRef<std::string()> describe);
   // Lists the peers `s` exchanges messages with in `entry` (each once).
   void AddSchedulePeers(const Schedule& s, FlightEntry* entry) const;
   // Checked while waiting: a failure another local rank reported, or a local peer that exited.

@@ -271,7 +271,7 @@ inline size_t UnstartedRecvBytes(const Op& op, size_t tagDone, size_t done, size
 }  // namespace
 
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
-               const std::function<std::string()>& describe) {
+               FunctionRef<std::string()> describe) {
   if (s.preparedForElemSize != k.elemSize) {
     Schedule prepared = s;
     PrepareSchedule(&prepared, k.elemSize);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "core/function_ref.h"
 #include "core/status.h"
 #include "exec/op_tag.h"
 #include "exec/waiter.h"
@@ -68,6 +69,6 @@ void PrepareSchedule(Schedule* s, size_t elemSize);
 // `describe` names the operation for error messages ("all_reduce #12 (4096 x float, ring) on ...");
 // it is only called when something fails, so the fast path builds no strings.
 Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKernels& k, ExecEnv& env,
-               const std::function<std::string()>& describe);
+               FunctionRef<std::string()> describe);
 
 }  // namespace tccl

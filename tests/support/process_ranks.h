@@ -37,7 +37,7 @@ class ProcessRanks : public ::testing::Test {
 
 // The communicator's ranks on this host (tests/netns runs 2 "hosts" of 2 ranks each).
 inline size_t LocalRanks(tcclComm_t comm) {
-  std::shared_ptr<tccl::Communicator> c;
+  tccl::CommRef c;
   return tccl::AcquireComm(comm, "LocalRanks", &c).ok() ? c->localRanks() : 1;
 }
 

@@ -7,7 +7,7 @@
 
 #include <climits>
 
-#include "transports/shm/asymmetric_fence.h"
+#include "core/asymmetric_fence.h"
 
 namespace tccl {
 

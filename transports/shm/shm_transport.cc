@@ -12,7 +12,7 @@
 #include "core/race_annotations.h"
 #include "kernels/host/copy.h"
 #include "topology/cache_size.h"
-#include "transports/shm/asymmetric_fence.h"
+#include "core/asymmetric_fence.h"
 #include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_channel.h"
 

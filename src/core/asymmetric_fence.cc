@@ -1,4 +1,4 @@
-#include "transports/shm/asymmetric_fence.h"
+#include "core/asymmetric_fence.h"
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
