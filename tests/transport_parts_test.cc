@@ -1,7 +1,7 @@
 // Unit tests for the parts under the shared-memory transport and the communicator's fast path:
 // the low-latency line ring (transports/shm/ll_ring), the plan cache (src/comm/plan_cache), the
-// flight recorder's lock-free writer and the operation lock (src/comm/), the tag check
-// (src/exec/op_tag), the executor's schedule preparation (src/exec/executor).
+// flight recorder's lock-free writer and the operation lock (src/comm/), the executor's schedule
+// preparation (src/exec/executor). The tag checks: op_tag_test.cc.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -20,7 +20,6 @@
 #include "comm/op_lock.h"
 #include "comm/plan_cache.h"
 #include "exec/executor.h"
-#include "exec/op_tag.h"
 #include "transports/shm/ll_ring.h"
 #include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_transport.h"
@@ -565,36 +564,4 @@ TEST(OpLock, OneHolderAtATime) {
   for (auto& t : ts) t.join();
   EXPECT_EQ(0, overlaps.load());
   EXPECT_EQ((long)kThreads * kRounds, counter);
-}
-
-// When two ranks frame a message differently (a mismatched call), the receiver reads payload
-// where it expects a tag; the report must then say so instead of printing the payload's bytes as
-// a sequence number, count and reduction (seen in the fault tests: "all_reduce #4656722015783223296
-// (4674736414296899584 x int8, op 128, algorithm 64)").
-TEST(OpTagCheck, PayloadReadAsATagIsNotPlausible) {
-  tccl::OpTag coll;
-  coll.seq = 3;
-  coll.count = 4096;
-  coll.bytes = 16384;
-  coll.kind = (uint8_t)tccl::CollKind::AllReduce;
-  coll.dtype = tcclFloat32;
-  coll.redop = tcclSum;
-  EXPECT_TRUE(tccl::PlausibleTag(coll));
-  tccl::OpTag p2p;
-  p2p.kind = tccl::OpTag::kP2P;
-  p2p.bytes = 64;
-  EXPECT_TRUE(tccl::PlausibleTag(p2p));
-
-  float payload[8] = {0.0f, 5.0f, 0.0f, 5.25f, 1.0f, 2.0f, 3.0f, 4.0f};
-  tccl::OpTag garbage;
-  static_assert(sizeof(payload) == sizeof(garbage), "one tag's worth of floats");
-  memcpy(&garbage, payload, sizeof(garbage));
-  EXPECT_FALSE(tccl::PlausibleTag(garbage));
-  tccl::OpTag zeros;
-  const unsigned char zeroBytes[sizeof(zeros)] = {};
-  memcpy(&zeros, zeroBytes, sizeof(zeros));
-  EXPECT_FALSE(tccl::PlausibleTag(zeros));  // no message has zero bytes
-  tccl::OpTag badAlgo = coll;
-  badAlgo.algo = 250;
-  EXPECT_FALSE(tccl::PlausibleTag(badAlgo));
 }

@@ -31,9 +31,19 @@ struct OpTag {
 static_assert(sizeof(OpTag) == 32, "OpTag is a 32-byte wire record");
 static_assert(std::has_unique_object_representations_v<OpTag>, "no padding: equal bytes are equal fields");
 
-// Whether `got` is exactly the tag `want` (the check on every received message: a byte compare,
-// no call and no string).
-inline bool SameTag(const OpTag& got, const OpTag& want) { return memcmp(&got, &want, sizeof(OpTag)) == 0; }
+// Whether the 32 bytes at `got` (any alignment) are `want` with `bytes` in its byte count,
+// compared in place. Building the expected tag first (a copy of `want` with `bytes` stored into
+// it) makes the compare's 16-byte loads wait for that 8-byte store: on x86 a load cannot be
+// forwarded from a narrower store still in the store buffer, a stall of ~15 cycles on every
+// received message (docs/performance.md, "Calls without reference counts").
+inline bool IsTagWithBytes(const void* got, const OpTag& want, uint64_t bytes) {
+  constexpr size_t at = offsetof(OpTag, bytes), after = at + sizeof(uint64_t);
+  const auto* g = static_cast<const unsigned char*>(got);
+  const auto* w = reinterpret_cast<const unsigned char*>(&want);
+  uint64_t gotBytes;
+  memcpy(&gotBytes, g + at, sizeof gotBytes);
+  return gotBytes == bytes && memcmp(g, w, at) == 0 && memcmp(g + after, w + after, sizeof(OpTag) - after) == 0;
+}
 
 // "all_reduce #12 (4096 x float, sum, ring)"; safe for any bytes (unknown values are printed as numbers).
 std::string DescribeTag(const OpTag& t);
