@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -232,6 +233,43 @@ TEST(Faults, FlightRecorderListsRecentOperations) {
   EXPECT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], nullptr, 0));  // to the log
   for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
   EXPECT_EQ(tcclInvalidArgument, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
+}
+
+// The recorder reads the clock at an operation's end only where the duration can matter
+// (kFlightTimedFromBytes): an operation that waited for a peer, or one of 4 KiB or more, is timed;
+// a small one that never waited is dumped as such (no second clock read on the small call's path).
+TEST(Faults, FlightRecorderTimesWhatWaitedOrIsLarge) {
+  auto comms = MakeComms(2);
+  std::vector<std::thread> ts;
+  for (int r = 0; r < 2; ++r)
+    ts.emplace_back([&, r] {
+      if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // rank 0 waits
+      EXPECT_EQ(tcclSuccess, TimedAllReduce(comms[r], 2).code);
+      EXPECT_EQ(tcclSuccess, TimedAllReduce(comms[r], 1024).code);  // 4 KiB
+    });
+  for (auto& t : ts) t.join();
+  char buf[8192];
+  ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(comms[0], buf, sizeof(buf)));
+  std::string text = buf;
+  double waitedUs = 0, largeUs = -1;
+  const size_t waitedAt = text.find("#0 all_reduce 2 x float"), largeAt = text.find("#1 all_reduce 1024 x float");
+  ASSERT_NE(waitedAt, std::string::npos) << text;
+  ASSERT_NE(largeAt, std::string::npos) << text;
+  EXPECT_EQ(1, sscanf(text.c_str() + text.find("took", waitedAt), "took %lf us", &waitedUs)) << text;
+  EXPECT_GT(waitedUs, 20000) << text;  // the 50 ms it waited for rank 1
+  EXPECT_EQ(1, sscanf(text.c_str() + text.find("took", largeAt), "took %lf us", &largeUs)) << text;
+  EXPECT_GE(largeUs, 0) << text;
+  for (auto c : comms) EXPECT_EQ(tcclSuccess, tcclCommDestroy(c));
+
+  tcclComm_t one = nullptr;  // one rank: nothing to wait for
+  ASSERT_EQ(tcclSuccess, tcclCommInitAll(&one, 1, nullptr));
+  EXPECT_EQ(tcclSuccess, TimedAllReduce(one, 2).code);
+  ASSERT_EQ(tcclSuccess, tcclCommDumpFlightRecorder(one, buf, sizeof(buf)));
+  text = buf;
+  EXPECT_NE(text.find("#0 all_reduce 2 x float"), std::string::npos) << text;
+  EXPECT_NE(text.find("done, started"), std::string::npos) << text;
+  EXPECT_NE(text.find("without waiting for a peer"), std::string::npos) << text;
+  EXPECT_EQ(tcclSuccess, tcclCommDestroy(one));
 }
 
 // A repeated call reuses its plan, and with it the plan's flight-recorder entry (op, algorithm,

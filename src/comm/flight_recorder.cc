@@ -61,10 +61,10 @@ bool FlightRecorder::Read(const Slot& slot, FlightEntry* e, uint64_t* start) {
   return true;
 }
 
-void FlightRecorder::Finish(size_t slot, bool ok) {
+void FlightRecorder::Finish(size_t slot, bool ok, bool timed) {
   if (ring_.empty()) return;
   Slot& s = ring_[slot];
-  s.end.store(CycleNow(), std::memory_order_relaxed);
+  s.end.store(timed ? CycleNow() : kUntimed, std::memory_order_relaxed);
   s.state.store(ok ? FlightEntry::State::Done : FlightEntry::State::Failed, std::memory_order_release);
 }
 
@@ -90,11 +90,16 @@ std::string FlightRecorder::Dump(const std::string& who) const {
       peers += (p ? "," : "") + std::to_string(e.peers[p]);
     if (e.npeers > FlightEntry::kMaxPeers) peers += ",+" + std::to_string(e.npeers - FlightEntry::kMaxPeers);
     const char* state = running ? "RUNNING" : st == FlightEntry::State::Done ? "done" : "FAILED";
-    double took = CyclesToSeconds(start, running ? now : slot.end.load(std::memory_order_relaxed));
-    snprintf(line, sizeof(line), "  #%llu %s %zu x %s%s%s algo %s peers [%s] %s, started %.3f s ago, %s %.1f us\n",
+    const uint64_t end = running ? now : slot.end.load(std::memory_order_relaxed);
+    char duration[64];
+    if (end == kUntimed)
+      snprintf(duration, sizeof(duration), "without waiting for a peer");
+    else
+      snprintf(duration, sizeof(duration), "%s %.1f us", running ? "running for" : "took", CyclesToSeconds(start, end) * 1e6);
+    snprintf(line, sizeof(line), "  #%llu %s %zu x %s%s%s algo %s peers [%s] %s, started %.3f s ago, %s\n",
              (unsigned long long)e.seq, e.op, e.count, e.dtype, e.root >= 0 ? " root " : "",
              e.root >= 0 ? std::to_string(e.root).c_str() : "", e.algo, peers.c_str(), state, CyclesToSeconds(start, now),
-             running ? "running for" : "took", took * 1e6);
+             duration);
     out += line;
   }
   return out;

@@ -3,7 +3,8 @@
 // fact (SPEC section 5). Dumped to the log when an operation fails, on tcclCommDumpFlightRecorder,
 // and, when TCCL_FLIGHT_RECORDER_SIGNAL names a signal, on that signal for every communicator.
 //
-// Recording costs a short copy and two time-stamp-counter reads per operation, and no lock
+// Recording costs a short copy and two time-stamp-counter reads per operation (one for a small
+// operation that never waited: kFlightTimedFromBytes), and no lock
 // (src/core/cycle_clock.h); N is TCCL_FLIGHT_RECORDER_ENTRIES (0 turns it off). One operation runs
 // at a time per communicator (the caller holds the operation lock), so the recorder has a single
 // writer: Start writes a slot under a per-slot sequence count (odd while it writes) and Dump, which
@@ -39,13 +40,20 @@ struct FlightEntry {
   }
 };
 
+// Operations below this size that never waited for a peer finish without a clock read: the second
+// time-stamp-counter read was ~5 ns of a ~60 ns 8-byte call on the development VM, and such an
+// operation (a few copies, no wait) cannot be what a hang or a slow step is waiting on; from 4 KiB
+// an operation takes at least ~0.3 us there, so its duration costs under 2% to record.
+constexpr size_t kFlightTimedFromBytes = 4096;
+
 class FlightRecorder {
  public:
   explicit FlightRecorder(size_t capacity);
   // Records a started operation, `e` numbered `seq` (its own seq is ignored); returns its slot for
   // Finish. (The number comes apart so that a cached plan's entry need not be copied per call.)
   size_t Start(const FlightEntry& e, uint64_t seq);
-  void Finish(size_t slot, bool ok);
+  // `timed`: read the clock for the entry's duration; else it is dumped as done without waiting.
+  void Finish(size_t slot, bool ok, bool timed = true);
   // One line per entry, oldest first, each prefixed with `who`.
   std::string Dump(const std::string& who) const;
   size_t capacity() const { return ring_.size(); }
@@ -54,11 +62,12 @@ class FlightRecorder {
   // The entry as words, each an atomic, so a Dump racing a Start reads torn values (and discards
   // them) rather than racing on plain memory.
   static constexpr size_t kWords = (sizeof(FlightEntry) + 7) / 8;
+  static constexpr uint64_t kUntimed = 0;  // the counter does not read 0 after boot
   struct Slot {
     std::atomic<uint32_t> version{0};  // odd while Start writes the slot
     std::atomic<uint64_t> words[kWords] = {};
     std::atomic<uint64_t> start{0};  // CycleNow() at Start
-    std::atomic<uint64_t> end{0};
+    std::atomic<uint64_t> end{0};  // CycleNow() at Finish, or kUntimed
     std::atomic<FlightEntry::State> state{FlightEntry::State::Running};
   };
   // A consistent copy of `slot` (false if Start rewrote it meanwhile).

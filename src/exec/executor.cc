@@ -481,6 +481,7 @@ Status Execute(const Schedule& s, const std::vector<void*>& bufs, const ExecKern
       }
       if (env.aborted && env.aborted->load(std::memory_order_relaxed))
         return InvalidUsage("%s: the communicator was aborted", describe().c_str());
+      env.waited = true;
       if (!peerGone && !env.waiter->ChecksDue()) {
         env.waiter->Idle(snap, sockets);
         continue;
