@@ -86,6 +86,7 @@ tcclComm_t RegisterComm(std::shared_ptr<Communicator> c) {
 
 std::shared_ptr<Communicator> UnregisterComm(tcclComm_t c) {
   std::shared_ptr<Communicator> out;
+  std::vector<std::shared_ptr<Communicator>> freed;  // released after the lock, as in Release
   {
     std::lock_guard<std::mutex> g(g_mu);
     auto it = Comms().find(c);
@@ -100,7 +101,7 @@ std::shared_ptr<Communicator> UnregisterComm(tcclComm_t c) {
       Retired().push_back(out);
       g_retired.store(Retired().size(), std::memory_order_relaxed);
       if (HeavyFence()) {
-        TakeUnheldLocked();  // our `out` is the reference returned; the list's copy just drops
+        freed = TakeUnheldLocked();  // `out` itself is the reference returned
       } else {
         // Never expected after registering. Without the fence a slot may not show yet: keep the
         // communicator for the process's life rather than free it under a call.
@@ -138,7 +139,11 @@ Status AcquireComm(tcclComm_t c, const char* fn, CommRef* out) {
     }
   }
   HazardSlot* slot = ThisThreadsSlot();  // lists the slot on this thread's first call (its own lock)
+  std::vector<std::shared_ptr<Communicator>> freed;  // released after the lock
   std::lock_guard<std::mutex> g(g_mu);
+  // A fast path above that published a stale pointer and let go may have kept a destroyed
+  // communicator retired (its slot matched): free what no slot holds now, failed lookup or not.
+  if (g_retired.load(std::memory_order_relaxed)) freed = TakeUnheldLocked();
   auto it = Comms().find(c);
   if (it == Comms().end())
     return InvalidArgument("%s: comm %p is not a live communicator (already destroyed or aborted?)", fn, (void*)c);
