@@ -18,10 +18,15 @@ bool Register() {
 }
 }  // namespace
 
-bool RegisteredForHeavyFences() {
-  static const bool registered = Register();  // thread-safe once: the first communicator's setup
-  return registered;
+namespace fence_detail {
+std::atomic<bool> registered{false};
+
+bool RegisterOnce() {
+  static const bool ok = Register();  // thread-safe once: the first communicator's setup
+  if (ok) registered.store(true, std::memory_order_relaxed);
+  return ok;
 }
+}  // namespace fence_detail
 
 bool HeavyFence() { return Membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0; }
 

@@ -12,12 +12,22 @@
 // idling (TCCL_YIELD_US), and once per communicator destroyed.
 #pragma once
 
+#include <atomic>
+
 namespace tccl {
+
+namespace fence_detail {
+extern std::atomic<bool> registered;  // set once registering succeeded
+bool RegisterOnce();
+}  // namespace fence_detail
 
 // Registers this process, once, as a target of heavy fences. False where the kernel (before 4.16)
 // or a seccomp filter (valgrind, some containers) refuses: this process's rings then fence, and its
-// calls take references to their communicators.
-bool RegisteredForHeavyFences();
+// calls take references to their communicators. Inline, one load once registered: every doorbell
+// ring asks (a call through the PLT per message otherwise).
+inline bool RegisteredForHeavyFences() {
+  return fence_detail::registered.load(std::memory_order_relaxed) || fence_detail::RegisterOnce();
+}
 
 // A full memory barrier on every CPU now running a thread of a registered process, this one's
 // included. False if the kernel refused.

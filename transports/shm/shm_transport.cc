@@ -7,12 +7,12 @@
 
 #include <unistd.h>
 
+#include "core/asymmetric_fence.h"
 #include "core/cycle_clock.h"
 #include "core/log.h"
 #include "core/race_annotations.h"
 #include "kernels/host/copy.h"
 #include "topology/cache_size.h"
-#include "core/asymmetric_fence.h"
 #include "transports/shm/ring_copy_in.h"
 #include "transports/shm/shm_channel.h"
 
