@@ -41,6 +41,14 @@ bool CpuRunsAvx512Bf16() {
 #endif
 }
 
+bool CpuRunsAvx512Fp16() {
+#if defined(__x86_64__) && defined(TCCL_HAVE_AVX512_FP16_KERNELS)
+  return CpuRunsAvx512Bf16() && __builtin_cpu_supports("avx512fp16");
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 std::vector<KernelIsa> SupportedIsas() {
@@ -49,6 +57,7 @@ std::vector<KernelIsa> SupportedIsas() {
     if (CpuRunsAvx2()) v.push_back(KernelIsa::Avx2);
     if (CpuRunsAvx512()) v.push_back(KernelIsa::Avx512);
     if (CpuRunsAvx512Bf16()) v.push_back(KernelIsa::Avx512Bf16);
+    if (CpuRunsAvx512Fp16()) v.push_back(KernelIsa::Avx512Fp16);
     return v;
   }();
   return isas;
@@ -61,11 +70,15 @@ const char* IsaName(KernelIsa isa) {
     case KernelIsa::Avx2: return "avx2";
     case KernelIsa::Avx512: return "avx512";
     case KernelIsa::Avx512Bf16: return "avx512bf16";
+    case KernelIsa::Avx512Fp16: return "avx512fp16";
     default: return "portable";
   }
 }
 
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+#if defined(TCCL_HAVE_AVX512_FP16_KERNELS)
+  if (isa == KernelIsa::Avx512Fp16) return avx512_fp16::GetReduce(dt, op);
+#endif
 #if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
   if (isa == KernelIsa::Avx512Bf16) return avx512_bf16::GetReduce(dt, op);
 #endif

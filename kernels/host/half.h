@@ -66,4 +66,14 @@ TCCL_HOST_DEVICE inline uint16_t FloatToBf16(float f) {
   return (uint16_t)(nan ? quiet : rounded);
 }
 
+// The bits max/min compare 16-bit floats by without widening them (vector_loops.inc's
+// Ordered16Loop): the infinity a magnitude above which is a NaN, and the canonical quiet NaN every
+// NaN result becomes (FloatOps::Canon's NaN narrowed).
+struct HalfBits {
+  static constexpr uint16_t kInfinity = 0x7C00, kQuietNaN = 0x7E00;
+};
+struct Bf16Bits {
+  static constexpr uint16_t kInfinity = 0x7F80, kQuietNaN = 0x7FC0;
+};
+
 }  // namespace tccl

@@ -25,7 +25,8 @@ using ReduceFn = void (*)(void* dst, const void* a, const void* b, size_t n);
 using DivideFn = void (*)(void* dst, size_t n, int divisor);
 
 // Avx512Bf16: Avx512 on a CPU that also has AVX512_BF16 and AVX-512DQ (only bfloat16 differs).
-enum class KernelIsa { Portable, Avx2, Avx512, Avx512Bf16 };
+// Avx512Fp16: Avx512Bf16 on a CPU that also has AVX512-FP16 (only float16 differs).
+enum class KernelIsa { Portable, Avx2, Avx512, Avx512Bf16, Avx512Fp16 };
 
 // The best ISA this CPU runs, decided once.
 KernelIsa BestIsa();
@@ -39,7 +40,7 @@ ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa = BestIsa(
 DivideFn GetDivideFn(tcclDataType_t dt);
 
 // Per-ISA tables, defined in reduce_portable.cc, reduce_avx2.cc and reduce_avx512.cc (compiled a
-// second time as reduce_avx512_bf16.cc).
+// second time as reduce_avx512_bf16.cc and a third as reduce_avx512_fp16.cc).
 namespace portable {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
@@ -50,6 +51,9 @@ namespace avx512 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 namespace avx512_bf16 {
+ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+}
+namespace avx512_fp16 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 

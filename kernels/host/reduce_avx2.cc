@@ -79,6 +79,7 @@ struct Bf16Kernel {
   }
   static float Widen(uint16_t h) { return Bf16ToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToBf16(f); }
+  using Bits = Bf16Bits;
 };
 
 // float16, 8 at a time, through F16C (nearest-even, NaN handling as half.h).
@@ -92,7 +93,26 @@ struct HalfKernel {
   }
   static float Widen(uint16_t h) { return HalfToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToHalf(f); }
+  using Bits = HalfBits;
 };
+
+// 16-bit float max/min on the bits (vector_loops.inc's Ordered16Loop says why this is exact).
+using Vi = __m256i;
+__m256i LoadSi(const Unaligned<uint16_t>* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+void StoreSi(Unaligned<uint16_t>* p, __m256i v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+// x with its magnitude bits flipped where it is negative: an involution.
+__m256i OrderKey16(__m256i x) {
+  return _mm256_xor_si256(x, _mm256_and_si256(_mm256_srai_epi16(x, 15), _mm256_set1_epi16(0x7FFF)));
+}
+template <bool kMax>
+__m256i Ordered16(__m256i a, __m256i b, uint16_t infinity, uint16_t quiet_nan) {
+  const __m256i ka = OrderKey16(a), kb = OrderKey16(b);
+  const __m256i r = OrderKey16(kMax ? _mm256_max_epi16(ka, kb) : _mm256_min_epi16(ka, kb));
+  const __m256i magnitude = _mm256_set1_epi16(0x7FFF);
+  const __m256i widest = _mm256_max_epi16(_mm256_and_si256(a, magnitude), _mm256_and_si256(b, magnitude));
+  const __m256i nan = _mm256_cmpgt_epi16(widest, _mm256_set1_epi16((short)infinity));  // both sides below 0x8000
+  return _mm256_blendv_epi8(r, _mm256_set1_epi16((short)quiet_nan), nan);
+}
 
 using Vps = __m256;
 using Vpd = __m256d;
