@@ -121,8 +121,12 @@ struct Bf16Kernel {
   static constexpr size_t kLanes = 32;
   template <__m512 (*F)(__m512, __m512)>
   static void Block(Unaligned<uint16_t>* d, const Unaligned<uint16_t>* x, const Unaligned<uint16_t>* y) {
-    const __m512i va = _mm512_loadu_si512(reinterpret_cast<const void*>(x));
-    const __m512i vb = _mm512_loadu_si512(reinterpret_cast<const void*>(y));
+    __m512i va = _mm512_loadu_si512(reinterpret_cast<const void*>(x));
+    __m512i vb = _mm512_loadu_si512(reinterpret_cast<const void*>(y));
+    // One load per operand: GCC otherwise folds the load into both the shift and the mask, and
+    // the doubled loads cost where the operand is a peer's line still in flight (measured: the
+    // 4-rank bfloat16 reduce at 256 KiB-1 MiB, docs/kernels.md).
+    asm("" : "+v"(va), "+v"(vb));
     const __m512 even = RawOp<F>(Bf16WidenEven(va), Bf16WidenEven(vb));
     const __m512 odd = RawOp<F>(Bf16WidenOdd(va), Bf16WidenOdd(vb));
 #if defined(TCCL_AVX512_BF16_BUILD)
