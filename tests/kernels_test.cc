@@ -382,6 +382,48 @@ TEST(DivideKernels, AvgSemantics) {
   EXPECT_EQ(h, FloatToHalf(1.0f / 3.0f));
 }
 
+// avg's division in every ISA against the portable loops: every 16-bit value (NaNs, infinities,
+// subnormals included), and float32/float64 values with special ones among them, over divisors
+// that are and are not powers of two, beyond float16's exact integers, and beyond its range; at
+// an odd byte offset, with a tail.
+TEST(DivideKernels, EveryIsaMatchesThePortableLoops) {
+  const int divisors[] = {1, 2, 3, 5, 7, 8, 12, 255, 2049, 3001, 65537, 1 << 20};
+  for (tcclDataType_t dt : {tcclFloat16, tcclBfloat16, tcclFloat32, tcclFloat64}) {
+    const size_t es = DtypeSize(dt), n = dt == tcclFloat16 || dt == tcclBfloat16 ? (1 << 16) + 7 : 4099;
+    std::vector<unsigned char> in(n * es);
+    std::mt19937_64 rng(dt);
+    if (es == 2) {
+      for (size_t i = 0; i < n; ++i) {
+        const uint16_t v = (uint16_t)i;
+        memcpy(&in[i * 2], &v, 2);
+      }
+    } else {
+      for (auto& byte : in) byte = (unsigned char)rng();
+      for (size_t i = 0; i + 4 <= n; i += 37) {  // NaNs with payloads, infinities, zeros, subnormals
+        if (dt == tcclFloat32) {
+          const uint32_t sp[] = {0x7FC00001, 0xFF800000, 0x80000000, 0x00000003};
+          for (int k = 0; k < 4; ++k) memcpy(&in[(i + k) * 4], &sp[k], 4);
+        } else {
+          const uint64_t sp[] = {0x7FF8000000000001ull, 0xFFF0000000000000ull, 0x8000000000000000ull, 3};
+          for (int k = 0; k < 4; ++k) memcpy(&in[(i + k) * 8], &sp[k], 8);
+        }
+      }
+    }
+    for (int divisor : divisors) {
+      std::vector<unsigned char> want(in);
+      GetDivideFn(dt, KernelIsa::Portable)(want.data(), n, divisor);
+      for (KernelIsa isa : SupportedIsas()) {
+        std::vector<unsigned char> got(n * es + 1);
+        memcpy(got.data() + 1, in.data(), n * es);
+        GetDivideFn(dt, isa)(got.data() + 1, n, divisor);
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(0, memcmp(&got[1 + i * es], &want[i * es], es))
+              << DtypeName(dt) << " " << IsaName(isa) << " divisor " << divisor << " element " << i;
+      }
+    }
+  }
+}
+
 // The canonical tree for N = 5 is ((x0 + x1) + x2) + (x3 + x4) (docs/determinism.md).
 TEST(TreeReduce, CanonicalShape) {
   // (x3 + x4) first keeps the 1 that adding 1e8 to the prefix would round away.

@@ -117,9 +117,28 @@ void Divide16(void* dst, size_t n, int divisor) {
   for (size_t i = 0; i < n; ++i) d[i] = Narrow(Widen(d[i]) / div);
 }
 
+DivideFn VectorDivideFn(tcclDataType_t dt, KernelIsa isa) {
+#if defined(TCCL_HAVE_AVX512_FP16_KERNELS)
+  if (isa == KernelIsa::Avx512Fp16) return avx512_fp16::GetDivide(dt);
+#endif
+#if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
+  if (isa == KernelIsa::Avx512Bf16) return avx512_bf16::GetDivide(dt);
+#endif
+#if defined(TCCL_HAVE_AVX512_KERNELS)
+  if (isa == KernelIsa::Avx512) return avx512::GetDivide(dt);
+#endif
+#if defined(TCCL_HAVE_AVX2_KERNELS)
+  if (isa == KernelIsa::Avx2) return avx2::GetDivide(dt);
+#endif
+  (void)dt;
+  (void)isa;
+  return nullptr;
+}
+
 }  // namespace
 
-DivideFn GetDivideFn(tcclDataType_t dt) {
+DivideFn GetDivideFn(tcclDataType_t dt, KernelIsa isa) {
+  if (DivideFn vector = VectorDivideFn(dt, isa)) return vector;
   switch (dt) {
     case tcclInt8: return &DivideInt<int8_t>;
     case tcclUint8: return &DivideInt<uint8_t>;

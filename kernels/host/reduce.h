@@ -37,7 +37,9 @@ const char* IsaName(KernelIsa isa);
 
 // avg maps to the sum kernel. Returns nullptr for invalid dtype/op.
 ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa = BestIsa());
-DivideFn GetDivideFn(tcclDataType_t dt);
+// Float types divide with the ISA's vectors (the same bits as the portable loops); integers in
+// scalar loops.
+DivideFn GetDivideFn(tcclDataType_t dt, KernelIsa isa = BestIsa());
 
 // Per-ISA tables, defined in reduce_portable.cc, reduce_avx2.cc and reduce_avx512.cc (compiled a
 // second time as reduce_avx512_bf16.cc and a third as reduce_avx512_fp16.cc).
@@ -46,15 +48,19 @@ ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
 }
 namespace avx2 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+DivideFn GetDivide(tcclDataType_t dt);  // nullptr for integers
 }
 namespace avx512 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+DivideFn GetDivide(tcclDataType_t dt);  // nullptr for integers
 }
 namespace avx512_bf16 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+DivideFn GetDivide(tcclDataType_t dt);  // nullptr for integers
 }
 namespace avx512_fp16 {
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op);
+DivideFn GetDivide(tcclDataType_t dt);  // nullptr for integers
 }
 
 }  // namespace tccl

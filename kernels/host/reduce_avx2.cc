@@ -77,6 +77,16 @@ struct Bf16Kernel {
     const __m256 lo = F(Bf16WidenLo(va), Bf16WidenLo(vb)), hi = F(Bf16WidenHi(va), Bf16WidenHi(vb));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_packus_epi32(Bf16Round(lo), Bf16Round(hi)));
   }
+  // avg's division in place. A quotient is NaN only where the element is, and then it is that
+  // NaN quieted, whose low 16 bits are zero: the integer rounding keeps its top half, as
+  // FloatToBf16 does, so no NaN case is needed here either.
+  static constexpr size_t kDivideLanes = 16;
+  template <typename Scale>
+  static void ScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d),
+                        _mm256_packus_epi32(Bf16Round(scale(Bf16WidenLo(v))), Bf16Round(scale(Bf16WidenHi(v)))));
+  }
   static float Widen(uint16_t h) { return Bf16ToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToBf16(f); }
   using Bits = Bf16Bits;
@@ -90,6 +100,13 @@ struct HalfKernel {
     const __m256 va = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
     const __m256 vb = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y)));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_cvtps_ph(F(va, vb), _MM_FROUND_TO_NEAREST_INT));
+  }
+  // avg's division in place (the conversions keep NaNs as half.h does).
+  static constexpr size_t kDivideLanes = 8;
+  template <typename Scale>
+  static void ScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
+    const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(d)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_cvtps_ph(scale(v), _MM_FROUND_TO_NEAREST_INT));
   }
   static float Widen(uint16_t h) { return HalfToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToHalf(f); }
@@ -121,6 +138,7 @@ using Vpd = __m256d;
 }  // namespace
 
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op) { return PickVectorKernel(dt, op); }
+DivideFn GetDivide(tcclDataType_t dt) { return PickVectorDivide(dt); }
 
 }  // namespace avx2
 }  // namespace tccl

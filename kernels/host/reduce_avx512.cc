@@ -135,10 +135,32 @@ struct Bf16Kernel {
 #endif
     _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByRounding(Canon(even), Canon(odd)));
   }
+  // avg's division in place. A quotient is NaN only where the element is, and then it is that
+  // NaN quieted, whose low 16 bits are zero, so both narrowings keep its top half as FloatToBf16
+  // does; only the instruction's flushed denormals send a block to the integer rounding.
+  static constexpr size_t kDivideLanes = 32;
+  template <typename Scale>
+  static void ScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
+    const __m512i v = _mm512_loadu_si512(reinterpret_cast<const void*>(d));
+    const __m512 even = scale(Bf16WidenEven(v)), odd = scale(Bf16WidenOdd(v));
+#if defined(TCCL_AVX512_BF16_BUILD)
+    if (__builtin_expect(!AnyDenormalOrNaN(even, odd), 1))
+      return _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByInstruction(even, odd));
+#endif
+    _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByRounding(even, odd));
+  }
   static float Widen(uint16_t h) { return Bf16ToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToBf16(f); }
   using Bits = Bf16Bits;
 };
+
+// avg's division of float16, 16 at a time, by conversion in every AVX-512 build (the float16
+// lanes' VDIVPH would match only for divisors float16 holds exactly).
+template <typename Scale>
+void HalfScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
+  const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(d)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm512_cvtps_ph(scale(v), _MM_FROUND_TO_NEAREST_INT));
+}
 
 #if defined(TCCL_AVX512_FP16_BUILD)
 // float16 natively, 32 at a time (AVX512-FP16): VADDPH and VMULPH round the exact result once to
@@ -179,6 +201,9 @@ struct HalfKernel {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm512_cvtps_ph(F(va, vb), _MM_FROUND_TO_NEAREST_INT));
   }
 #endif
+  static constexpr size_t kDivideLanes = 16;
+  template <typename Scale>
+  static void ScaleBlock(Unaligned<uint16_t>* d, Scale scale) { HalfScaleBlock(d, scale); }
   static float Widen(uint16_t h) { return HalfToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToHalf(f); }
   using Bits = HalfBits;
@@ -212,6 +237,7 @@ using Vpd = __m512d;
 }  // namespace
 
 ReduceFn GetReduce(tcclDataType_t dt, tcclRedOp_t op) { return PickVectorKernel(dt, op); }
+DivideFn GetDivide(tcclDataType_t dt) { return PickVectorDivide(dt); }
 
 }  // namespace avx512 (or avx512_bf16, avx512_fp16)
 }  // namespace tccl
