@@ -75,21 +75,41 @@ const char* IsaName(KernelIsa isa) {
   }
 }
 
-ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+namespace {
+
+// One vector ISA's two tables (reduce_*.cc); the portable build's are below.
+struct IsaTables {
+  ReduceFn (*reduce)(tcclDataType_t, tcclRedOp_t);
+  DivideFn (*divide)(tcclDataType_t);
+};
+
+// nullptr for Portable and for ISAs this build has no kernels for.
+const IsaTables* VectorTables(KernelIsa isa) {
 #if defined(TCCL_HAVE_AVX512_FP16_KERNELS)
-  if (isa == KernelIsa::Avx512Fp16) return avx512_fp16::GetReduce(dt, op);
+  static const IsaTables fp16{&avx512_fp16::GetReduce, &avx512_fp16::GetDivide};
+  if (isa == KernelIsa::Avx512Fp16) return &fp16;
 #endif
 #if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
-  if (isa == KernelIsa::Avx512Bf16) return avx512_bf16::GetReduce(dt, op);
+  static const IsaTables bf16{&avx512_bf16::GetReduce, &avx512_bf16::GetDivide};
+  if (isa == KernelIsa::Avx512Bf16) return &bf16;
 #endif
 #if defined(TCCL_HAVE_AVX512_KERNELS)
-  if (isa == KernelIsa::Avx512) return avx512::GetReduce(dt, op);
+  static const IsaTables avx512{&avx512::GetReduce, &avx512::GetDivide};
+  if (isa == KernelIsa::Avx512) return &avx512;
 #endif
 #if defined(TCCL_HAVE_AVX2_KERNELS)
-  if (isa == KernelIsa::Avx2) return avx2::GetReduce(dt, op);
+  static const IsaTables avx2{&avx2::GetReduce, &avx2::GetDivide};
+  if (isa == KernelIsa::Avx2) return &avx2;
 #endif
   (void)isa;
-  return portable::GetReduce(dt, op);
+  return nullptr;
+}
+
+}  // namespace
+
+ReduceFn GetReduceFn(tcclDataType_t dt, tcclRedOp_t op, KernelIsa isa) {
+  const IsaTables* tables = VectorTables(isa);
+  return tables ? tables->reduce(dt, op) : portable::GetReduce(dt, op);
 }
 
 namespace {
@@ -117,28 +137,11 @@ void Divide16(void* dst, size_t n, int divisor) {
   for (size_t i = 0; i < n; ++i) d[i] = Narrow(Widen(d[i]) / div);
 }
 
-DivideFn VectorDivideFn(tcclDataType_t dt, KernelIsa isa) {
-#if defined(TCCL_HAVE_AVX512_FP16_KERNELS)
-  if (isa == KernelIsa::Avx512Fp16) return avx512_fp16::GetDivide(dt);
-#endif
-#if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
-  if (isa == KernelIsa::Avx512Bf16) return avx512_bf16::GetDivide(dt);
-#endif
-#if defined(TCCL_HAVE_AVX512_KERNELS)
-  if (isa == KernelIsa::Avx512) return avx512::GetDivide(dt);
-#endif
-#if defined(TCCL_HAVE_AVX2_KERNELS)
-  if (isa == KernelIsa::Avx2) return avx2::GetDivide(dt);
-#endif
-  (void)dt;
-  (void)isa;
-  return nullptr;
-}
-
 }  // namespace
 
 DivideFn GetDivideFn(tcclDataType_t dt, KernelIsa isa) {
-  if (DivideFn vector = VectorDivideFn(dt, isa)) return vector;
+  const IsaTables* tables = VectorTables(isa);
+  if (DivideFn vector = tables ? tables->divide(dt) : nullptr) return vector;
   switch (dt) {
     case tcclInt8: return &DivideInt<int8_t>;
     case tcclUint8: return &DivideInt<uint8_t>;
