@@ -104,7 +104,8 @@ __m512 RawOp<&VMul>(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
 // payload, where every NaN result must become the canonical one. A block with either (sums of tiny
 // values, NaN inputs: rare) takes the integer rounding after Canon instead; one VFPCLASSPS per
 // vector finds both. Measured: bfloat16 sum in cache 53 -> 72 GB/s with the instruction
-// (2026-11-28), -> ~80 with this single check (docs/kernels.md).
+// (2026-11-28); 60-62 -> 87-88 at 32-256 KiB with the even/odd widening, this single check and
+// one load per operand (2026-11-29, docs/kernels.md).
 bool AnyDenormalOrNaN(__m512 even, __m512 odd) {
   constexpr int kClasses = 0x01 | 0x20 | 0x80;  // VFPCLASSPS categories: quiet NaN, denormal, signalling NaN
   return !_kortestz_mask16_u8(_mm512_fpclass_ps_mask(even, kClasses), _mm512_fpclass_ps_mask(odd, kClasses));
@@ -169,7 +170,7 @@ void HalfScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
 // float16 (11) rounds as if once, since 24 >= 2 x 11 + 2 (double rounding is innocuous for +, -,
 // x and / then; Figueroa 1995), and float16's range lies inside float32's normal range, so no
 // float32 step flushes or underflows. tests/kernels_test.cc checks every pair of values. Measured
-// in cache 68 -> ~200 GB/s for the sum (docs/kernels.md).
+// at 32 KiB: the sum 71 -> 112 GB/s out of place, 71 -> 170 in place (docs/kernels.md).
 __m512h CanonPh(__m512h r) {
   return _mm512_castsi512_ph(_mm512_mask_mov_epi16(_mm512_castph_si512(r), _mm512_cmp_ph_mask(r, r, _CMP_UNORD_Q),
                                                    _mm512_set1_epi16((short)HalfBits::kQuietNaN)));
