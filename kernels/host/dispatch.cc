@@ -87,22 +87,23 @@ struct IsaTables {
   DivideFn (*divide)(tcclDataType_t);
 };
 
-// nullptr for Portable and for ISAs this build has no kernels for.
+// nullptr for Portable and for ISAs this build has no kernels for. constexpr: no guard to check
+// per call (a send/recv group asks for its kernels on every call).
 const IsaTables* VectorTables(KernelIsa isa) {
 #if defined(TCCL_HAVE_AVX512_FP16_KERNELS)
-  static const IsaTables fp16{&avx512_fp16::GetReduce, &avx512_fp16::GetDivide};
+  static constexpr IsaTables fp16{&avx512_fp16::GetReduce, &avx512_fp16::GetDivide};
   if (isa == KernelIsa::Avx512Fp16) return &fp16;
 #endif
 #if defined(TCCL_HAVE_AVX512_BF16_KERNELS)
-  static const IsaTables bf16{&avx512_bf16::GetReduce, &avx512_bf16::GetDivide};
+  static constexpr IsaTables bf16{&avx512_bf16::GetReduce, &avx512_bf16::GetDivide};
   if (isa == KernelIsa::Avx512Bf16) return &bf16;
 #endif
 #if defined(TCCL_HAVE_AVX512_KERNELS)
-  static const IsaTables avx512{&avx512::GetReduce, &avx512::GetDivide};
+  static constexpr IsaTables avx512{&avx512::GetReduce, &avx512::GetDivide};
   if (isa == KernelIsa::Avx512) return &avx512;
 #endif
 #if defined(TCCL_HAVE_AVX2_KERNELS)
-  static const IsaTables avx2{&avx2::GetReduce, &avx2::GetDivide};
+  static constexpr IsaTables avx2{&avx2::GetReduce, &avx2::GetDivide};
   if (isa == KernelIsa::Avx2) return &avx2;
 #endif
   (void)isa;

@@ -118,6 +118,17 @@ __m512i Bf16NarrowByInstruction(__m512 even, __m512 odd) {
 }
 #endif
 
+// 32 float32 results (even and odd elements) narrowed to bfloat16 in element order: by the
+// instruction where it rounds as FloatToBf16 does, else by the integer rounding, after Canon where
+// kCanonicalNaN (a reduction's NaN results are canonical; a division keeps the element's NaN).
+template <bool kCanonicalNaN>
+__m512i Bf16Narrow(__m512 even, __m512 odd) {
+#if defined(TCCL_AVX512_BF16_BUILD)
+  if (__builtin_expect(!AnyDenormalOrNaN(even, odd), 1)) return Bf16NarrowByInstruction(even, odd);
+#endif
+  return kCanonicalNaN ? Bf16NarrowByRounding(Canon(even), Canon(odd)) : Bf16NarrowByRounding(even, odd);
+}
+
 struct Bf16Kernel {
   static constexpr size_t kLanes = 32;
   template <__m512 (*F)(__m512, __m512)>
@@ -130,11 +141,7 @@ struct Bf16Kernel {
     asm("" : "+v"(va), "+v"(vb));
     const __m512 even = RawOp<F>(Bf16WidenEven(va), Bf16WidenEven(vb));
     const __m512 odd = RawOp<F>(Bf16WidenOdd(va), Bf16WidenOdd(vb));
-#if defined(TCCL_AVX512_BF16_BUILD)
-    if (__builtin_expect(!AnyDenormalOrNaN(even, odd), 1))
-      return _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByInstruction(even, odd));
-#endif
-    _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByRounding(Canon(even), Canon(odd)));
+    _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16Narrow<true>(even, odd));
   }
   // avg's division in place. A quotient is NaN only where the element is, and then it is that
   // NaN quieted, whose low 16 bits are zero, so both narrowings keep its top half as FloatToBf16
@@ -143,12 +150,7 @@ struct Bf16Kernel {
   template <typename Scale>
   static void ScaleBlock(Unaligned<uint16_t>* d, Scale scale) {
     const __m512i v = _mm512_loadu_si512(reinterpret_cast<const void*>(d));
-    const __m512 even = scale(Bf16WidenEven(v)), odd = scale(Bf16WidenOdd(v));
-#if defined(TCCL_AVX512_BF16_BUILD)
-    if (__builtin_expect(!AnyDenormalOrNaN(even, odd), 1))
-      return _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByInstruction(even, odd));
-#endif
-    _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16NarrowByRounding(even, odd));
+    _mm512_storeu_si512(reinterpret_cast<void*>(d), Bf16Narrow<false>(scale(Bf16WidenEven(v)), scale(Bf16WidenOdd(v))));
   }
   static float Widen(uint16_t h) { return Bf16ToFloat(h); }
   static uint16_t Narrow(float f) { return FloatToBf16(f); }
@@ -224,7 +226,8 @@ __m512i OrderKey16(__m512i x) {
 template <bool kMax>
 __m512i Ordered16(__m512i a, __m512i b, uint16_t infinity, uint16_t quiet_nan) {
   const __m512i ka = OrderKey16(a), kb = OrderKey16(b);
-  const __m512i r = _mm512_mask_mov_epi16(b, kMax ? _mm512_cmpgt_epi16_mask(ka, kb) : _mm512_cmplt_epi16_mask(ka, kb), a);
+  const __mmask32 pick_a = kMax ? _mm512_cmpgt_epi16_mask(ka, kb) : _mm512_cmplt_epi16_mask(ka, kb);
+  const __m512i r = _mm512_mask_mov_epi16(b, pick_a, a);
   const __m512i magnitude = _mm512_set1_epi16(0x7FFF);
   const __m512i widest = _mm512_max_epu16(_mm512_and_si512(a, magnitude), _mm512_and_si512(b, magnitude));
   return _mm512_mask_mov_epi16(r, _mm512_cmpgt_epu16_mask(widest, _mm512_set1_epi16((short)infinity)),

@@ -34,7 +34,9 @@ struct ExecEnv {
   // Appended to a timeout message: what is known about the peers (e.g. "rank 2 ... is stopped").
   std::function<std::string()> diagnose;
   int failedPeer = -1;  // out: the peer whose connection failed, when that ended the operation
-  bool waited = false;  // out: whether the operation idled for a peer (Waiter::Idle), set, never cleared
+  // out: whether the operation idled for a peer (Waiter::Idle); Execute only sets it, its caller
+  // clears it before each operation.
+  bool waited = false;
   // Copies a staging owner's piece into a Schedule::sharedScratch schedule's scratch, whose lines
   // its readers have just read: where set (same-host communicators), the byte ring's copy-in rule,
   // which streams while such stores run clearly slow (transports/shm/ring_copy_in.h). Null: memcpy.
