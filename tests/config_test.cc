@@ -170,7 +170,7 @@ TEST(AlgoSelection, CanonicalTreeFinishesOnTheCoresOthersLeave) {
     a.requireCanonical = strict;
     a.lineMessageBytes = 1024;
     CostContext ctx;
-    EXPECT_TRUE(MachineModel::Parse("tccl-machine-model 2\nhop_us 0.16\nswitch_us 0.53\ncopy_cache_gbps 53.8\n"
+    EXPECT_TRUE(MachineModel::Parse("tccl-machine-model 3\nhop_us 0.16\nswitch_us 0.53\ncopy_cache_gbps 53.8\n"
                                     "copy_mem_gbps 6.9\nreduce_cache_gbps 35.7\nreduce_mem_gbps 5.1\n"
                                     "cache_bytes 2097152\ncores 2\nexchange_copies_gbps 9.9\nexchange_cma_gbps 27.7\n",
                                     &ctx.machine)

@@ -49,14 +49,19 @@ TEST(MachineModel, ExchangeRatesMayBeUnmeasured) {
   EXPECT_FALSE(tccl::MachineModel::Parse(m.Serialize(), &back).ok());
 }
 
-// A version 1 file (written before the exchange rates) is not read, so the machine is measured
-// again; so is a file missing a value.
+// Files of older versions are not read, so the machine is measured again: version 1 (written
+// before the exchange rates) and version 2 (the two copies measured through two staging slots,
+// the same keys as now); so is a file missing a value.
 TEST(MachineModel, OlderOrIncompleteFilesAreMeasuredAgain) {
   std::string text = Sample().Serialize();
   tccl::MachineModel back;
+  ASSERT_TRUE(tccl::MachineModel::Parse(text, &back).ok()) << text;
   std::string v1 = text.substr(0, text.find("exchange_copies_gbps"));
-  v1.replace(v1.find(" 2\n"), 3, " 1\n");
+  v1.replace(v1.find(" 3\n"), 3, " 1\n");
   EXPECT_FALSE(tccl::MachineModel::Parse(v1, &back).ok()) << v1;
+  std::string v2 = text;
+  v2.replace(v2.find(" 3\n"), 3, " 2\n");
+  EXPECT_FALSE(tccl::MachineModel::Parse(v2, &back).ok()) << v2;
   std::string missing = text.substr(0, text.find("exchange_cma_gbps"));
   EXPECT_FALSE(tccl::MachineModel::Parse(missing, &back).ok()) << missing;
 }
@@ -97,8 +102,9 @@ TEST(ExchangesByCma, BroadcastFromItsThresholdToHalfTheMeasuredCache) {
 // The measurement itself: both ways deliver a rate on two cores (where this process may use two),
 // none on one core or with a block smaller than its message; the caller's affinity is untouched.
 TEST(PairExchange, MeasuresBothWaysOnTwoCores) {
-  EXPECT_EQ(tccl::MeasurePairExchangeGBps(tccl::ExchangeBy::TwoCopies, 0, 0, 256 << 10, 64 << 10, 2), 0.0);
-  EXPECT_EQ(tccl::MeasurePairExchangeGBps(tccl::ExchangeBy::Cma, 0, 1, 1000, 4096, 2), 0.0);
+  EXPECT_EQ(tccl::MeasurePairExchangeGBps(tccl::ExchangeBy::TwoCopies, 0, 0, 256 << 10, 64 << 10, 8, 2), 0.0);
+  EXPECT_EQ(tccl::MeasurePairExchangeGBps(tccl::ExchangeBy::Cma, 0, 1, 1000, 4096, 8, 2), 0.0);
+  EXPECT_EQ(tccl::MeasurePairExchangeGBps(tccl::ExchangeBy::TwoCopies, 0, 1, 256 << 10, 64 << 10, 0, 2), 0.0);
   cpu_set_t before;
   ASSERT_EQ(0, sched_getaffinity(0, sizeof(before), &before));
   std::vector<int> cpus;
@@ -106,8 +112,9 @@ TEST(PairExchange, MeasuresBothWaysOnTwoCores) {
     if (CPU_ISSET(c, &before)) cpus.push_back(c);
   if (cpus.size() < 2) GTEST_SKIP() << "this process may use one core";
   for (tccl::ExchangeBy how : {tccl::ExchangeBy::TwoCopies, tccl::ExchangeBy::Cma})
-    EXPECT_GT(tccl::MeasurePairExchangeGBps(how, cpus[0], cpus[1], 256 << 10, 64 << 10, 2), 0.0)
-        << (how == tccl::ExchangeBy::Cma ? "by CMA" : "by two copies");
+    for (size_t slots : {1, 2, 8})  // fewer slots than messages: slots are reused, the peer waited for
+      EXPECT_GT(tccl::MeasurePairExchangeGBps(how, cpus[0], cpus[1], 256 << 10, 64 << 10, slots, 2), 0.0)
+          << (how == tccl::ExchangeBy::Cma ? "by CMA" : "by two copies") << ", " << slots << " slots";
   cpu_set_t after;
   ASSERT_EQ(0, sched_getaffinity(0, sizeof(after), &after));
   EXPECT_TRUE(CPU_EQUAL(&before, &after));

@@ -97,7 +97,7 @@ std::string CpuModel() {
 std::string MachineModel::Serialize() const {
   char buf[512];
   snprintf(buf, sizeof(buf),
-           "tccl-machine-model 2\nhop_us %.4f\nswitch_us %.4f\ncopy_cache_gbps %.3f\ncopy_mem_gbps %.3f\n"
+           "tccl-machine-model 3\nhop_us %.4f\nswitch_us %.4f\ncopy_cache_gbps %.3f\ncopy_mem_gbps %.3f\n"
            "reduce_cache_gbps %.3f\nreduce_mem_gbps %.3f\ncache_bytes %zu\ncores %d\n"
            "exchange_copies_gbps %.3f\nexchange_cma_gbps %.3f\n",
            hopUs, switchUs, copyCacheGBps, copyMemGBps, reduceCacheGBps, reduceMemGBps, cacheBytes, cores,
@@ -110,9 +110,10 @@ Status MachineModel::Parse(const std::string& text, MachineModel* out) {
   std::string key;
   MachineModel m;
   int version = 0, seen = 0;
-  // Version 1 files (before the exchange rates) are not read: the machine is measured again.
-  if (!(in >> key >> version) || key != "tccl-machine-model" || version != 2)
-    return InvalidArgument("not a version 2 tccl machine model");
+  // Older files are not read, so the machine is measured again: version 1 had no exchange rates,
+  // version 2 measured the two copies through two staging slots instead of a ring's eight.
+  if (!(in >> key >> version) || key != "tccl-machine-model" || version != 3)
+    return InvalidArgument("not a version 3 tccl machine model");
   while (in >> key) {
     double v = 0;
     // The exchange rates may be 0 (not measured); every other value is positive.
@@ -175,12 +176,19 @@ MachineModel MeasureMachine() {
   m.switchUs = MeasureHandOverUs(a, a, 2000);
   m.hopUs = cpus.size() >= 2 ? MeasureHandOverUs(cpus[0], cpus[1], 20000) : m.switchUs;
   if (cpus.size() >= 2) {
+    // The exchange in the shared-memory transport's default geometry: 128 KiB messages (the slice,
+    // TCCL_CHUNK_BYTES) through a ring of eight (TCCL_SHM_RING_BYTES' 1 MiB), so a slot is
+    // rewritten only eight messages after the peer read it, as in the rings. Two slots (until
+    // 2026-12-02) rewrote lines the peer had just read at every other message; on a Zen 4 VM that
+    // measured the copies at 8.3-9.7 GB/s against 12.6-13.5 through eight, so CMA came out 1.23-
+    // 1.35x ahead where the collectives ran faster through the rings (docs/single_copy.md).
+    constexpr size_t kMessageBytes = 128 << 10, kStagingSlots = 8;
     // Alternated, best of each: a VM's rates drift between runs (in a standalone probe on the Xeon
     // VM, one run of four exchanged by CMA at half the speed of the other three).
     for (int round = 0; round < 3; ++round)
       for (ExchangeBy how : {ExchangeBy::TwoCopies, ExchangeBy::Cma}) {
         double& best = how == ExchangeBy::Cma ? m.exchangeCmaGBps : m.exchangeCopiesGBps;
-        best = std::max(best, MeasurePairExchangeGBps(how, cpus[0], cpus[1], 512 << 10, 128 << 10, 8));
+        best = std::max(best, MeasurePairExchangeGBps(how, cpus[0], cpus[1], 512 << 10, kMessageBytes, kStagingSlots, 8));
       }
   }
   if (restore) sched_setaffinity(0, sizeof(callers), &callers);

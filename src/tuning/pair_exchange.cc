@@ -29,8 +29,8 @@ Bytes Allocate(size_t n) {
   return b;
 }
 
-// One side of the exchange: its block, where the peer's lands, and two staging slots the peer
-// copies out of (a ring of two messages: the sender runs at most one message ahead).
+// One side of the exchange: its block, where the peer's lands, and the staging slots the peer
+// copies out of (a ring of `slots` messages, each reused only once the peer has copied it out).
 struct Side {
   Bytes block, landed, slots;
   std::atomic<long> published{0};  // messages copied into this side's slots
@@ -48,7 +48,8 @@ void Pin(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_t messageBytes, int reps) {
+void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_t messageBytes, size_t slots,
+         int reps) {
   Pin(cpu);
   const long messages = (long)(blockBytes / messageBytes);
   for (int r = 0; r < reps; ++r) {
@@ -66,13 +67,14 @@ void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_
         continue;
       }
       // Wait until the peer has copied out the message that last used this slot.
-      while (peer->consumed.load(std::memory_order_acquire) + 2 <= base + i) {
+      const size_t slot = (size_t)i % slots;
+      while (peer->consumed.load(std::memory_order_acquire) + (long)slots <= base + i) {
       }
-      memcpy(me->slots.get() + (size_t)(i % 2) * messageBytes, me->block.get() + at, messageBytes);
+      memcpy(me->slots.get() + slot * messageBytes, me->block.get() + at, messageBytes);
       me->published.store(base + i + 1, std::memory_order_release);
       while (peer->published.load(std::memory_order_acquire) < base + i + 1) {
       }
-      memcpy(me->landed.get() + at, peer->slots.get() + (size_t)(i % 2) * messageBytes, messageBytes);
+      memcpy(me->landed.get() + at, peer->slots.get() + slot * messageBytes, messageBytes);
       me->consumed.store(base + i + 1, std::memory_order_release);
     }
     me->best = std::min(me->best, NowSeconds() - t0);
@@ -85,20 +87,21 @@ void Run(ExchangeBy how, Side* me, Side* peer, int cpu, size_t blockBytes, size_
 
 }  // namespace
 
-double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes, int reps) {
-  if (messageBytes == 0 || blockBytes < messageBytes || cpuA == cpuB) return 0;
+double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes,
+                               size_t stagingSlots, int reps) {
+  if (messageBytes == 0 || blockBytes < messageBytes || stagingSlots == 0 || cpuA == cpuB) return 0;
   blockBytes -= blockBytes % messageBytes;
   Side a, b;
   for (Side* s : {&a, &b}) {
     s->block = Allocate(blockBytes);
     s->landed = Allocate(blockBytes);
-    s->slots = Allocate(2 * messageBytes);
+    s->slots = Allocate(stagingSlots * messageBytes);
     if (!s->block || !s->landed || !s->slots) return 0;
     memset(s->block.get(), s == &a ? 1 : 2, blockBytes);
   }
   // Both sides on threads of their own: the caller's affinity stays as it was.
-  std::thread first(Run, how, &a, &b, cpuA, blockBytes, messageBytes, reps);
-  std::thread second(Run, how, &b, &a, cpuB, blockBytes, messageBytes, reps);
+  std::thread first(Run, how, &a, &b, cpuA, blockBytes, messageBytes, stagingSlots, reps);
+  std::thread second(Run, how, &b, &a, cpuB, blockBytes, messageBytes, stagingSlots, reps);
   first.join();
   second.join();
   if (a.failed || b.failed) return 0;

@@ -17,7 +17,9 @@ namespace tccl {
 enum class ExchangeBy { TwoCopies, Cma };
 
 // GB/s each way of two threads on cpuA and cpuB each exchanging `blockBytes` in messages of
-// `messageBytes`; best of `reps`. 0 where it cannot be measured (CMA refused, no memory).
-double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes, int reps);
+// `messageBytes`, the two copies through a ring of `stagingSlots` messages (ignored by CMA); best
+// of `reps`. 0 where it cannot be measured (CMA refused, no memory, no slot).
+double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes,
+                               size_t stagingSlots, int reps);
 
 }  // namespace tccl
