@@ -115,6 +115,9 @@ TEST(PairExchange, MeasuresBothWaysOnTwoCores) {
     for (size_t slots : {1, 2, 8})  // fewer slots than messages: slots are reused, the peer waited for
       EXPECT_GT(tccl::MeasurePairExchangeGBps(how, cpus[0], cpus[1], 256 << 10, 64 << 10, slots, 2), 0.0)
           << (how == tccl::ExchangeBy::Cma ? "by CMA" : "by two copies") << ", " << slots << " slots";
+  const tccl::PairExchangeRates model = tccl::MeasurePairExchange(cpus[0], cpus[1]);  // the model's procedure
+  EXPECT_GT(model.copiesGBps, 0.0);
+  EXPECT_GT(model.cmaGBps, 0.0);
   cpu_set_t after;
   ASSERT_EQ(0, sched_getaffinity(0, sizeof(after), &after));
   EXPECT_TRUE(CPU_EQUAL(&before, &after));

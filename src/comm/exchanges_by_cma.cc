@@ -5,7 +5,7 @@ namespace tccl {
 bool ExchangesByCma(const MachineModel& m, size_t localRanks) {
   const size_t cores = (size_t)m.cores;  // the pair exchange is measured only with two or more
   const bool measuredShape = cores >= 2 && (localRanks == 2 || localRanks > cores);
-  return measuredShape && m.exchangeCopiesGBps > 0 && m.exchangeCmaGBps >= kExchangeByCmaMargin * m.exchangeCopiesGBps;
+  return measuredShape && CmaBeatsTwoCopies(m.exchangeCmaGBps, m.exchangeCopiesGBps);
 }
 
 bool BroadcastByCma(bool exchangesByCma, size_t localRanks, size_t bytes, size_t cacheBytes) {

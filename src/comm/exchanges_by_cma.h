@@ -9,19 +9,14 @@
 #include <cstddef>
 
 #include "tuning/machine_model.h"
+#include "tuning/pair_exchange.h"
 
 namespace tccl {
 
-// CMA must beat the two copies by this factor: the measurement is a best of alternated rounds of
-// two threads, while ranks are processes whose CMA reads also take the kernel's mm locks; a rate
-// within this margin is not a reason to change paths. (On the Xeon VM that showed the gain the
-// model measured ~2x; the EPYC VMs, where single CMA reads ran at 9-12 GB/s against in-cache
-// copies, have not been measured with this exchange.)
-constexpr double kExchangeByCmaMargin = 1.25;
-
-// localRanks: the communicator's ranks on this host. Two (the measurement: a pair exchanging, each
-// on a core of its own), or more ranks than the model's cores (measured with ranks at 3-8 on the
-// Xeon VM's two cores: a CMA read needs only the receiver on a core, where a ring message needs
+// Holds where the model's CMA rate beats its two copies by the measurement's margin
+// (CmaBeatsTwoCopies, tuning/pair_exchange.h) and localRanks, the communicator's ranks on this
+// host, are two (the measurement: a pair exchanging, each on a core of its own), or more ranks
+// than the model's cores (measured with ranks at 3-8 on the Xeon VM's two cores: a CMA read needs only the receiver on a core, where a ring message needs
 // the sender scheduled to copy it in; 4 and 8 ranks, 256 KiB all-to-all 51 -> 27 and 206 -> 105 us,
 // all-gather 68 -> 33 and 228 -> 78). Not more than two ranks with a core each: not measured (the
 // GPU machines' 16 cores have not been lent since). The model's core count, not one rank's

@@ -176,20 +176,9 @@ MachineModel MeasureMachine() {
   m.switchUs = MeasureHandOverUs(a, a, 2000);
   m.hopUs = cpus.size() >= 2 ? MeasureHandOverUs(cpus[0], cpus[1], 20000) : m.switchUs;
   if (cpus.size() >= 2) {
-    // The exchange in the shared-memory transport's default geometry: 128 KiB messages (the slice,
-    // TCCL_CHUNK_BYTES) through a ring of eight (TCCL_SHM_RING_BYTES' 1 MiB), so a slot is
-    // rewritten only eight messages after the peer read it, as in the rings. Two slots (until
-    // 2026-12-02) rewrote lines the peer had just read at every other message; on a Zen 4 VM that
-    // measured the copies at 8.3-9.7 GB/s against 12.6-13.5 through eight, so CMA came out 1.23-
-    // 1.35x ahead where the collectives ran faster through the rings (docs/single_copy.md).
-    constexpr size_t kMessageBytes = 128 << 10, kStagingSlots = 8;
-    // Alternated, best of each: a VM's rates drift between runs (in a standalone probe on the Xeon
-    // VM, one run of four exchanged by CMA at half the speed of the other three).
-    for (int round = 0; round < 3; ++round)
-      for (ExchangeBy how : {ExchangeBy::TwoCopies, ExchangeBy::Cma}) {
-        double& best = how == ExchangeBy::Cma ? m.exchangeCmaGBps : m.exchangeCopiesGBps;
-        best = std::max(best, MeasurePairExchangeGBps(how, cpus[0], cpus[1], 512 << 10, kMessageBytes, kStagingSlots, 8));
-      }
+    const PairExchangeRates rates = MeasurePairExchange(cpus[0], cpus[1]);
+    m.exchangeCopiesGBps = rates.copiesGBps;
+    m.exchangeCmaGBps = rates.cmaGBps;
   }
   if (restore) sched_setaffinity(0, sizeof(callers), &callers);
   m.source = "measured";

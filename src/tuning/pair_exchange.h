@@ -22,4 +22,27 @@ enum class ExchangeBy { TwoCopies, Cma };
 double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockBytes, size_t messageBytes,
                                size_t stagingSlots, int reps);
 
+// CMA must beat the two copies by this factor: the measurement is a best of alternated rounds of
+// two threads, while ranks are processes whose CMA reads also take the kernel's mm locks; a rate
+// within this margin is not a reason to change paths. (On the Xeon VM that showed the gain the
+// model measured ~2x, through two staging slots. On a Zen 4 EPYC VM, where the collectives ran
+// faster through the rings, CMA measured 1.23-1.35x through two slots and 0.6-0.8x through the
+// eight the model now uses; the Xeon has not been measured through eight.)
+constexpr double kExchangeByCmaMargin = 1.25;
+inline bool CmaBeatsTwoCopies(double cmaGBps, double copiesGBps) {
+  return copiesGBps > 0 && cmaGBps >= kExchangeByCmaMargin * copiesGBps;
+}
+
+struct PairExchangeRates {
+  double copiesGBps = 0, cmaGBps = 0;
+};
+
+// The machine model's measurement (its exchange_copies_gbps and exchange_cma_gbps): 512 KiB
+// blocks in the shared-memory transport's default geometry, 128 KiB messages (the slice,
+// TCCL_CHUNK_BYTES) through a ring of eight (TCCL_SHM_RING_BYTES' 1 MiB), so a slot is rewritten
+// only eight messages after the peer read it, as in the rings; three rounds alternating the two
+// ways, best of each. Where CMA then leads by the margin, ten more rounds 100 ms apart confirm it
+// (docs/single_copy.md, "The exchange measured through a ring's slots").
+PairExchangeRates MeasurePairExchange(int cpuA, int cpuB);
+
 }  // namespace tccl
