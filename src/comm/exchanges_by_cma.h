@@ -16,9 +16,9 @@ namespace tccl {
 // Holds where the model's CMA rate beats its two copies by the measurement's margin
 // (CmaBeatsTwoCopies, tuning/pair_exchange.h) and localRanks, the communicator's ranks on this
 // host, are two (the measurement: a pair exchanging, each on a core of its own), or more ranks
-// than the model's cores (measured with ranks at 3-8 on the Xeon VM's two cores: a CMA read needs only the receiver on a core, where a ring message needs
-// the sender scheduled to copy it in; 4 and 8 ranks, 256 KiB all-to-all 51 -> 27 and 206 -> 105 us,
-// all-gather 68 -> 33 and 228 -> 78). Not more than two ranks with a core each: not measured (the
+// than the model's cores (measured with ranks at 3-8 on the Xeon VM's two cores: a CMA read needs
+// only the receiver on a core, where a ring message needs the sender scheduled to copy it in; 4
+// and 8 ranks, 256 KiB all-to-all 51 -> 27 and 206 -> 105 us, all-gather 68 -> 33 and 228 -> 78). Not more than two ranks with a core each: not measured (the
 // GPU machines' 16 cores have not been lent since). The model's core count, not one rank's
 // affinity: the host's ranks must agree on the answer (it sets the host's single-copy threshold)
 // and every rank has the host's first rank's model.

@@ -125,9 +125,9 @@ PairExchangeRates MeasurePairExchange(int cpuA, int cpuB) {
   // VM, one run of four exchanged by CMA at half the speed of the other three).
   for (int i = 0; i < 3; ++i) round();
   // A lead for CMA changes paths, so it must outlast the VM's slow spells: on the Zen 4 VM the
-  // copies dropped from 12-15 GB/s to 3-5 for 0.05-0.5 s every 5-20 s (CMA kept its rate), and a
-  // measurement inside one showed CMA 2.2-2.4x ahead where the collectives ran faster through the
-  // rings. Ten more rounds over a second find the copies' rate outside the spell; a machine where
+  // copies dropped from 12-15 GB/s to 3-5 for 0.05-0.5 s, four times in 40 s (CMA kept its rate),
+  // and a measurement inside one showed CMA 2.2-2.4x ahead where the collectives ran faster
+  // through the rings. Ten more rounds over a second find the copies' rate outside the spell; a machine where
   // CMA really leads (the Xeon VM: ~2x) pays the second once, when its model is measured.
   for (int i = 0; i < 10 && CmaBeatsTwoCopies(r.cmaGBps, r.copiesGBps); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

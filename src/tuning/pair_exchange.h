@@ -6,8 +6,9 @@
 // in a 2-rank all-gather or all-to-all: with two copies each core copies every byte twice (its
 // own block in, the peer's out), with CMA once, but a CMA read pays a system call and its page
 // pinning per message. Which wins depends on the machine (docs/single_copy.md, "Exchanges by CMA
-// where the machine model measures it faster"): on the AMD EPYC development VMs the two copies
-// ran in cache and won; on a Xeon VM CMA was ~2x faster.
+// where the machine model measures it faster", and "The exchange measured through a ring's
+// slots"): on a Zen 4 EPYC VM the two copies won by 1.1-1.7x; on a Xeon VM CMA was ~2x faster
+// (through two slots, as the measurement then was).
 #pragma once
 
 #include <cstddef>
