@@ -92,9 +92,10 @@ static const ParamInfo kParams[] = {
      "slices of the other ranks, and a rank idle longer than that sleeps.",
      0, kIntMax},  // the waiter keeps microseconds in an int
     {"TUNING_FILE", ParamType::String, "",
-     "Cache file of the measured machine model (copy and reduce bandwidth, hand-over latency) that "
-     "algorithm selection uses; default ~/.cache/tccl/machine-<cpu hash>.txt, written on first use; "
-     "'none' measures once per process and keeps nothing."},
+     "Cache file of the measured machine model (copy and reduce bandwidth, hand-over latency, the "
+     "pair exchange's rates through staging and by CMA) that algorithm selection uses; default "
+     "~/.cache/tccl/machine-<cpu hash>.txt, written on first use (a file of an older version, or "
+     "removed, is measured again); 'none' measures once per process and keeps nothing."},
     {"HOST_ID", ParamType::String, "",
      "Override the host identity (ranks with equal ids use shared memory); for tests."},
     {"BOOTSTRAP_PORT", ParamType::Int, "0",
