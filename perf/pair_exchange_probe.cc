@@ -7,7 +7,6 @@
 //   tccl-pair-exchange-probe [trials=12] [slots: 0 = the model's own measurement]
 #include <sched.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -35,11 +34,7 @@ int main(int argc, char** argv) {
     if (slots == 0) {
       r = tccl::MeasurePairExchange(cpus[0], cpus[1]);
     } else {
-      for (int round = 0; round < 3; ++round)
-        for (tccl::ExchangeBy how : {tccl::ExchangeBy::TwoCopies, tccl::ExchangeBy::Cma}) {
-          double& best = how == tccl::ExchangeBy::Cma ? r.cmaGBps : r.copiesGBps;
-          best = std::max(best, tccl::MeasurePairExchangeGBps(how, cpus[0], cpus[1], 512 << 10, 128 << 10, (size_t)slots, 8));
-        }
+      for (int round = 0; round < 3; ++round) tccl::MeasurePairExchangeRound(cpus[0], cpus[1], (size_t)slots, &r);
     }
     const bool rule = tccl::CmaBeatsTwoCopies(r.cmaGBps, r.copiesGBps);
     holds += rule;

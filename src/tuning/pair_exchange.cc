@@ -109,21 +109,23 @@ double MeasurePairExchangeGBps(ExchangeBy how, int cpuA, int cpuB, size_t blockB
   return (double)blockBytes / std::max(a.best, b.best) / 1e9;
 }
 
+void MeasurePairExchangeRound(int cpuA, int cpuB, size_t stagingSlots, PairExchangeRates* best) {
+  constexpr size_t kBlockBytes = 512 << 10, kMessageBytes = 128 << 10;
+  best->copiesGBps = std::max(best->copiesGBps, MeasurePairExchangeGBps(ExchangeBy::TwoCopies, cpuA, cpuB, kBlockBytes,
+                                                                        kMessageBytes, stagingSlots, 8));
+  best->cmaGBps = std::max(best->cmaGBps, MeasurePairExchangeGBps(ExchangeBy::Cma, cpuA, cpuB, kBlockBytes,
+                                                                  kMessageBytes, stagingSlots, 8));
+}
+
 PairExchangeRates MeasurePairExchange(int cpuA, int cpuB) {
   // Two staging slots (until 2026-12-02) rewrote lines the peer had just read at every other
   // message; on the Zen 4 VM that measured the copies at 8.3-9.7 GB/s against 12.6-13.5 through
   // eight, so CMA came out 1.23-1.35x ahead where the collectives ran faster through the rings.
-  constexpr size_t kBlockBytes = 512 << 10, kMessageBytes = 128 << 10, kStagingSlots = 8;
+  constexpr size_t kStagingSlots = 8;
   PairExchangeRates r;
-  auto round = [&] {
-    r.copiesGBps = std::max(r.copiesGBps, MeasurePairExchangeGBps(ExchangeBy::TwoCopies, cpuA, cpuB, kBlockBytes,
-                                                                  kMessageBytes, kStagingSlots, 8));
-    r.cmaGBps = std::max(r.cmaGBps, MeasurePairExchangeGBps(ExchangeBy::Cma, cpuA, cpuB, kBlockBytes, kMessageBytes,
-                                                            kStagingSlots, 8));
-  };
   // Alternated, best of each: a VM's rates drift between runs (in a standalone probe on the Xeon
   // VM, one run of four exchanged by CMA at half the speed of the other three).
-  for (int i = 0; i < 3; ++i) round();
+  for (int i = 0; i < 3; ++i) MeasurePairExchangeRound(cpuA, cpuB, kStagingSlots, &r);
   // A lead for CMA changes paths, so it must outlast the VM's slow spells: on the Zen 4 VM the
   // copies dropped from 12-15 GB/s to 3-5 for 0.05-0.5 s, four times in 40 s (CMA kept its rate),
   // and a measurement inside one showed CMA 2.2-2.4x ahead where the collectives ran faster
@@ -131,7 +133,7 @@ PairExchangeRates MeasurePairExchange(int cpuA, int cpuB) {
   // CMA really leads (the Xeon VM: ~2x) pays the second once, when its model is measured.
   for (int i = 0; i < 10 && CmaBeatsTwoCopies(r.cmaGBps, r.copiesGBps); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    round();
+    MeasurePairExchangeRound(cpuA, cpuB, kStagingSlots, &r);
   }
   return r;
 }

@@ -38,6 +38,10 @@ struct PairExchangeRates {
   double copiesGBps = 0, cmaGBps = 0;
 };
 
+// One round of the model's measurement below through `stagingSlots` slots: the two copies, then
+// CMA, each rate kept in *best where it beats what is there.
+void MeasurePairExchangeRound(int cpuA, int cpuB, size_t stagingSlots, PairExchangeRates* best);
+
 // The machine model's measurement (its exchange_copies_gbps and exchange_cma_gbps): 512 KiB
 // blocks in the shared-memory transport's default geometry, 128 KiB messages (the slice,
 // TCCL_CHUNK_BYTES) through a ring of eight (TCCL_SHM_RING_BYTES' 1 MiB), so a slot is rewritten
