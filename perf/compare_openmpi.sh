@@ -33,6 +33,8 @@ echo "# tessera-perf flags: ${TCCL_FLAGS:-none}"
 # The determinism mode every tccl figure below was taken in, and where it came from (default,
 # config file or environment), as tccl itself resolves it.
 echo "# tccl $("$bld/tccl-info" -c 2>/dev/null | awk '$1 == "TCCL_DETERMINISM" { print "determinism: " $2 " (" $3 ")" }')"
+# The cache size tccl's cache rules assume, and where it came from (a VM may report its package's).
+echo "# tccl $("$bld/tccl-info" -t 2>/dev/null | grep '^last-level cache')"
 # One run of each side for the current $n, $coll, $sizes, $tag and $rep (set by the loops below).
 # shellcheck disable=SC2086
 run_tccl() { "$bld/tessera-run" -n "$n" "$bld/perf/tessera-perf" "$coll" $sizes ${TCCL_FLAGS:-} -c 0 -J "$out/tccl-$n-$coll-$tag-$rep.json" > /dev/null; }

@@ -14,6 +14,7 @@
 #include "exec/waiter.h"
 #include "kernels/host/reduce.h"
 #include "tccl/tccl.h"
+#include "topology/cache_size.h"
 #include "topology/host_id.h"
 
 using namespace tccl;
@@ -50,6 +51,10 @@ static void PrintTopology() {
   printf("host id:      %s\n", HostId().c_str());
   printf("usable cores: %d\n", UsableCores());
   printf("online cores: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+  // The size the cache rules assume (stores past the cache, ring restarts, the all-to-all's CMA
+  // path), and where it came from: a VM may report its whole package's cache.
+  const size_t llc = LastLevelCacheBytes();
+  printf("last-level cache: %zu KiB, from %s; TCCL_CACHE_BYTES sets it\n", llc >> 10, LastLevelCacheSource());
 }
 
 int main(int argc, char** argv) {

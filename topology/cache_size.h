@@ -11,6 +11,11 @@ namespace tccl {
 // Read once.
 size_t LastLevelCacheBytes();
 
+// Where LastLevelCacheBytes' value came from: "TCCL_CACHE_BYTES", "sysfs", "sysconf (CPUID; sysfs
+// lists no caches)" or "unknown". The CPUID figure is the hypervisor's on a VM and may be the
+// whole package's cache, not what the ranks share: tccl-info -t and the TUNING table print both.
+const char* LastLevelCacheSource();
+
 // Whether `bytes` of an operation's buffers on this host (every local rank's send and receive
 // buffers) outgrow the last-level cache: take more than half of it (measured); false when its
 // size is unknown. What the operation writes into its final place is then evicted before anyone

@@ -69,8 +69,9 @@ static const ParamInfo kParams[] = {
     {"CACHE_BYTES", ParamType::Int, "0",
      "Bytes of the last-level cache that the rules depending on it assume (stores past the cache, "
      "ring restarts, the all-to-all's copy path); 0: read from sysfs (cpu0's highest data cache "
-     "level). Set it where the machine reports another size than its ranks share (a VM may show "
-     "the host's cache, or a slice of it); read once per process.",
+     "level), else sysconf's L3 (CPUID). Set it where the machine reports another size than its "
+     "ranks share (a VM may show the host's or its package's cache, or a slice of it; tccl-info -t "
+     "prints the size assumed and its source); read once per process.",
      0, kTiB},  // above any cache built; keeps products with rank counts in 64 bits
     {"SHM_DISABLE", ParamType::Bool, "0", "Use TCP even between ranks on the same host."},
     {"SHM_SINGLE_COPY_BYTES", ParamType::Int, "262144",

@@ -8,6 +8,7 @@
 
 #include "algorithms/registry.h"
 #include "algorithms/schedule.h"
+#include "topology/cache_size.h"
 
 namespace tccl {
 
@@ -252,14 +253,15 @@ double ModeledUs(const AlgoCost& c, const CollArgs& a, const CostContext& ctx) {
 std::string DecisionTable(int nranks, bool strict, const AlgoFilter& filter, const CostContext& ctx) {
   const MachineModel& m = ctx.machine;
   std::string out;
-  char line[512];
+  char line[640];
   snprintf(line, sizeof(line),
            "tuning: %d ranks, %d on this host, %d cores; machine model (%s): hop %.2f us, hand-over %.2f us, "
            "copy %.1f/%.1f GB/s, reduce %.1f/%.1f GB/s (cache/memory), cache %zu KiB (measured), "
-           "exchange %.1f GB/s by two copies / %.1f by CMA; determinism %s\n",
+           "exchange %.1f GB/s by two copies / %.1f by CMA; determinism %s; the cache rules assume "
+           "%zu KiB (%s)\n",
            nranks, ctx.host.localRanks, ctx.host.cores, m.source.c_str(), m.hopUs, m.switchUs, m.copyCacheGBps,
            m.copyMemGBps, m.reduceCacheGBps, m.reduceMemGBps, m.cacheBytes >> 10, m.exchangeCopiesGBps,
-           m.exchangeCmaGBps, strict ? "strict" : "run");
+           m.exchangeCmaGBps, strict ? "strict" : "run", LastLevelCacheBytes() >> 10, LastLevelCacheSource());
   out += line;
   const CollKind kinds[] = {CollKind::AllReduce, CollKind::ReduceScatter, CollKind::AllGather,
                             CollKind::Broadcast,  CollKind::Reduce,        CollKind::AllToAll};
