@@ -29,7 +29,6 @@ struct Described {
 };
 
 Described Read() {
-  Described d;
   int bestLevel = 0;
   size_t best = 0;
   for (int i = 0; i < 16; ++i) {
@@ -44,22 +43,15 @@ Described Read() {
       best = bytes;
     }
   }
-  if (best > 0) {
-    d.bytes = best;
-    d.source = "sysfs";
-    return d;
-  }
+  if (best > 0) return {best, "sysfs"};
 #ifdef _SC_LEVEL3_CACHE_SIZE
   // glibc's reading of CPUID, which a VM's hypervisor fills in: on the 2-vCPU Zen 5 EPYC VM
   // (2026-12-02), whose kernel lists no caches in sysfs, the whole package's 508 MiB where a core
   // group shares 32 MiB (docs/performance.md, "A cache the machine does not describe").
   const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (v > 0) {
-    d.bytes = (size_t)v;
-    d.source = "sysconf (CPUID; sysfs lists no caches)";
-  }
+  if (v > 0) return {(size_t)v, "sysconf (CPUID; sysfs lists no caches)"};
 #endif
-  return d;
+  return {};
 }
 
 const Described& Assumed() {
