@@ -18,6 +18,7 @@
 #include "kernels/host/half.h"
 #include "kernels/host/reduce.h"
 #include "kernels/host/tree_reduce.h"
+#include "tests/support/sweep.h"
 
 namespace tccl {
 namespace {
@@ -336,8 +337,7 @@ std::string FirstMismatch16(tcclDataType_t dt, size_t first_row, size_t row_step
 }
 
 void CheckEveryPair16(tcclDataType_t dt) {
-  const char* sweep = getenv("TCCL_TEST_SWEEP");
-  const size_t step = sweep && std::string(sweep) == "quick" ? 257 : 1;
+  const size_t step = tccl_test::QuickSweep() ? 257 : 1;
   std::string mismatch[2];
   std::thread other([&] { mismatch[1] = FirstMismatch16(dt, step, 2 * step); });
   mismatch[0] = FirstMismatch16(dt, 0, 2 * step);
