@@ -29,7 +29,11 @@ build() {  # build <dir> <sanitizers> <targets...>
   local dir=$1 san=$2
   mkdir -p "$dir"
   shift 2
-  cmake -S "$src" -B "$dir" -G Ninja -DTCCL_SANITIZE="$san" -DTCCL_ENABLE_MPI=OFF -DTCCL_ENABLE_CUDA=OFF > "$dir/configure.log" 2>&1 ||
+  # -g1: line tables only, all a sanitizer's report needs for file:line; the full debug information
+  # of the default (-g) made the ASan build 4.8 min against 3.6 on a Zen 5 VM.
+  cmake -S "$src" -B "$dir" -G Ninja -DTCCL_SANITIZE="$san" -DTCCL_ENABLE_MPI=OFF -DTCCL_ENABLE_CUDA=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" > "$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log"; exit 1; }
   cmake --build "$dir" --target "$@"
 }
