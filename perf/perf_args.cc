@@ -26,6 +26,27 @@ bool ParseSize(const char* s, size_t* out) {
   return true;
 }
 
+// A -d or -o value: one name, "all", or a comma-separated list of them ("float,half"), in the
+// order given (nccl-tests takes one name or "all"; a list lets one run, one job start-up, check
+// several types, which the acceptance matrix relies on). False on any unknown or empty item.
+bool ParseNameList(const char* v, const char* const* names, int count, std::vector<int>* out) {
+  const char* item = v;
+  for (;;) {
+    const char* comma = strchr(item, ',');
+    size_t len = comma ? (size_t)(comma - item) : strlen(item);
+    bool all = len == 3 && !strncmp(item, "all", 3), known = all;
+    for (int i = 0; i < count; ++i) {
+      if (all || (strlen(names[i]) == len && !strncmp(item, names[i], len))) {
+        out->push_back(i);
+        known = true;
+      }
+    }
+    if (!known) return false;
+    if (!comma) return true;
+    item = comma + 1;
+  }
+}
+
 }  // namespace
 
 const char* TypeName(tcclDataType_t t) { return kTypes[t]; }
@@ -35,6 +56,7 @@ std::string Usage() {
   return "usage: tessera-perf <all_reduce|reduce_scatter|all_gather|broadcast|reduce|alltoall|sendrecv>\n"
          "  -b minbytes  -e maxbytes  -f stepfactor  -i stepbytes  -n iters  -w warmup  -c check(0/1)\n"
          "  -o sum|prod|max|min|avg|all  -d int8|uint8|int32|uint32|int64|uint64|half|float|double|bfloat16|all\n"
+         "     (-o and -d also take a comma-separated list: -d float,half,bfloat16)\n"
          "  -r root (-1: all roots)  -a 0|1|2|3 (time of rank 0, mean, min, max)  -J json-file\n"
          "  -D cuda-device (buffers in device memory, a CUDA communicator; default -1: host memory)\n"
          "  -R 0|1|2 (host buffers: 0 plain, 1 tcclMemAlloc, 2 registered with tcclCommRegister)\n"
@@ -76,17 +98,17 @@ std::string ParseArgs(int argc, char** argv, Args* a) {
       case 'g': case 't': case 'm': case 'z': case 'G': case 'C':
         break;  // nccl-tests flags with no meaning for host ranks (GPUs/threads per process, graphs)
       case 'd': {
+        std::vector<int> picked;
+        if (!ParseNameList(v, kTypes, tcclNumTypes, &picked)) return std::string("unknown -d ") + v;
         a->types.clear();
-        for (int t = 0; t < tcclNumTypes; ++t)
-          if (!strcmp(v, "all") || !strcmp(v, kTypes[t])) a->types.push_back((tcclDataType_t)t);
-        if (a->types.empty()) return std::string("unknown -d ") + v;
+        for (int t : picked) a->types.push_back((tcclDataType_t)t);
         break;
       }
       case 'o': {
+        std::vector<int> picked;
+        if (!ParseNameList(v, kOps, tcclNumOps, &picked)) return std::string("unknown -o ") + v;
         a->ops.clear();
-        for (int o = 0; o < tcclNumOps; ++o)
-          if (!strcmp(v, "all") || !strcmp(v, kOps[o])) a->ops.push_back((tcclRedOp_t)o);
-        if (a->ops.empty()) return std::string("unknown -o ") + v;
+        for (int o : picked) a->ops.push_back((tcclRedOp_t)o);
         break;
       }
       default: return "unknown flag '" + f + "'";

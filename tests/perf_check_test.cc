@@ -8,6 +8,7 @@
 
 #include "core/hash.h"
 #include "kernels/host/half.h"
+#include "perf/perf_args.h"
 #include "perf/perf_data.h"
 
 namespace {
@@ -112,6 +113,34 @@ TEST(PerfCheck, InputsAreTheDescribedValuesInEveryFloatingType) {
       differ += bf16[i] != tccl::FloatToBf16(w);
     }
     EXPECT_EQ(differ, 0) << "op " << (int)op;
+  }
+}
+
+// -d and -o take one name, "all" or a comma-separated list (one run checks several types, as
+// perf/check_matrix.sh does); any unknown or empty item is refused, naming the value.
+std::string Parse(std::vector<std::string> words, perf::Args* a) {
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  return perf::ParseArgs((int)argv.size(), argv.data(), a);
+}
+
+TEST(PerfArgs, TypeAndOpListsKeepTheirOrder) {
+  perf::Args a;
+  ASSERT_EQ("", Parse({"tessera-perf", "all_reduce", "-d", "double,half,int8", "-o", "max,sum"}, &a));
+  EXPECT_EQ((std::vector<tcclDataType_t>{tcclFloat64, tcclFloat16, tcclInt8}), a.types);
+  EXPECT_EQ((std::vector<tcclRedOp_t>{tcclMax, tcclSum}), a.ops);
+  ASSERT_EQ("", Parse({"tessera-perf", "all_reduce", "-d", "bfloat16", "-o", "all"}, &a));
+  EXPECT_EQ((std::vector<tcclDataType_t>{tcclBfloat16}), a.types);
+  EXPECT_EQ((size_t)tcclNumOps, a.ops.size());
+  ASSERT_EQ("", Parse({"tessera-perf", "all_reduce", "-d", "all"}, &a));
+  EXPECT_EQ((size_t)tcclNumTypes, a.types.size());
+}
+
+TEST(PerfArgs, AnUnknownOrEmptyListItemIsRefused) {
+  for (const char* bad : {"float,hlaf", "float,", ",float", "float,,half", "", "floa"}) {
+    perf::Args a;
+    EXPECT_EQ(std::string("unknown -d ") + bad, Parse({"tessera-perf", "all_reduce", "-d", bad}, &a)) << bad;
+    EXPECT_EQ(std::string("unknown -o ") + bad, Parse({"tessera-perf", "all_reduce", "-o", bad}, &a)) << bad;
   }
 }
 
