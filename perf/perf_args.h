@@ -16,8 +16,8 @@ struct Args {
   int iters = 20;          // -n
   int warmup = 5;          // -w
   int check = 1;           // -c
-  std::vector<tcclRedOp_t> ops{tcclSum};               // -o
-  std::vector<tcclDataType_t> types{tcclFloat32};      // -d
+  std::vector<tcclRedOp_t> ops{tcclSum};               // -o (a name, all, or a comma-separated list)
+  std::vector<tcclDataType_t> types{tcclFloat32};      // -d (the same)
   int root = 0;            // -r (-1: every root)
   int average = 1;         // -a: 0 rank 0, 1 mean, 2 min, 3 max
   std::string json;        // -J file
