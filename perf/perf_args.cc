@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace perf {
 
@@ -29,7 +30,8 @@ bool ParseSize(const char* s, size_t* out) {
 // A -d or -o value: one name, "all", or a comma-separated list of them ("float,half"), in the
 // order given (nccl-tests takes one name or "all"; a list lets one run, one job start-up, check
 // several types, which the acceptance matrix relies on). False on any unknown or empty item.
-bool ParseNameList(const char* v, const char* const* names, int count, std::vector<int>* out) {
+template <class T>
+bool ParseNameList(const char* v, const char* const* names, int count, std::vector<T>* out) {
   const char* item = v;
   for (;;) {
     const char* comma = strchr(item, ',');
@@ -37,7 +39,7 @@ bool ParseNameList(const char* v, const char* const* names, int count, std::vect
     bool all = len == 3 && !strncmp(item, "all", 3), known = all;
     for (int i = 0; i < count; ++i) {
       if (all || (strlen(names[i]) == len && !strncmp(item, names[i], len))) {
-        out->push_back(i);
+        out->push_back((T)i);
         known = true;
       }
     }
@@ -98,17 +100,15 @@ std::string ParseArgs(int argc, char** argv, Args* a) {
       case 'g': case 't': case 'm': case 'z': case 'G': case 'C':
         break;  // nccl-tests flags with no meaning for host ranks (GPUs/threads per process, graphs)
       case 'd': {
-        std::vector<int> picked;
+        std::vector<tcclDataType_t> picked;
         if (!ParseNameList(v, kTypes, tcclNumTypes, &picked)) return std::string("unknown -d ") + v;
-        a->types.clear();
-        for (int t : picked) a->types.push_back((tcclDataType_t)t);
+        a->types = std::move(picked);
         break;
       }
       case 'o': {
-        std::vector<int> picked;
+        std::vector<tcclRedOp_t> picked;
         if (!ParseNameList(v, kOps, tcclNumOps, &picked)) return std::string("unknown -o ") + v;
-        a->ops.clear();
-        for (int o : picked) a->ops.push_back((tcclRedOp_t)o);
+        a->ops = std::move(picked);
         break;
       }
       default: return "unknown flag '" + f + "'";

@@ -12,8 +12,9 @@ run() { # label n coll env... -- extra flags
   echo "$label n=$n $coll: $t"
 }
 mpi() { local n=$1 coll=$2; echo "openmpi n=$n $coll: $(mpirun --allow-run-as-root --oversubscribe --bind-to none -np $n $b/perf/mpi_peer_bench $coll -b 1M -e 1M -n 100 -w 20 2>&1 | awk '$1==1048576{print $2}')"; }
+source perf/vm_state.sh; probe=$(vm_state_probe "$(mktemp -d)")
 for r in $(seq $R); do
-  echo "== round $r $(date -u +%T) state $(source perf/vm_state.sh; vm_state /tmp/s8/dirty_transfer_probe)"
+  echo "== round $r $(date -u +%T) state $(vm_state "$probe")"
   for a in default broadcast:chain broadcast:tree broadcast:direct broadcast:staged; do
     e=X=1; [ $a != default ] && e=TCCL_ALGO=$a
     run $a 8 broadcast $e --
